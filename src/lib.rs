@@ -1,0 +1,10 @@
+//! Hayate: a USI shogi engine.
+//!
+//! Layers, each depending only on those below it:
+//! `usi` -> `search` -> `eval` / `position` -> `attacks` / `bitboard` -> `types`.
+
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub mod attacks;
+pub mod bitboard;
+pub mod types;
