@@ -7,4 +7,7 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod perft;
+pub mod position;
 pub mod types;
+pub mod zobrist;

@@ -23,7 +23,12 @@ struct FileInfo {
 }
 
 const fn build() -> [FileInfo; 81] {
-    let mut t = [FileInfo { high: false, toward_a: 0, toward_i: 0, rank_a: 0 }; 81];
+    let mut t = [FileInfo {
+        high: false,
+        toward_a: 0,
+        toward_i: 0,
+        rank_a: 0,
+    }; 81];
     let mut sq = 0;
     while sq < 81 {
         let file = sq / 9;

@@ -29,19 +29,30 @@ pub mod methods {
 }
 
 /// Whether the default slider method of this build is PEXT.
-const USE_PEXT: bool =
-    cfg!(all(target_arch = "x86_64", target_feature = "bmi2", not(feature = "portable")));
+const USE_PEXT: bool = cfg!(all(
+    target_arch = "x86_64",
+    target_feature = "bmi2",
+    not(feature = "portable")
+));
 
 /// Name of the slider method this build uses by default.
 pub const DEFAULT_METHOD: &str = if USE_PEXT { "pext" } else { "classical" };
 
 #[inline(always)]
 pub fn lance(c: Color, sq: Square, occ: Bitboard) -> Bitboard {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2", not(feature = "portable")))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "bmi2",
+        not(feature = "portable")
+    ))]
     {
         pext::lance(c, sq, occ)
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2", not(feature = "portable"))))]
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "bmi2",
+        not(feature = "portable")
+    )))]
     {
         classical::lance(c, sq, occ)
     }
@@ -49,11 +60,20 @@ pub fn lance(c: Color, sq: Square, occ: Bitboard) -> Bitboard {
 
 #[inline(always)]
 pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2", not(feature = "portable")))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "bmi2",
+        not(feature = "portable")
+    ))]
     {
-        pext::bishop(sq, occ)
+        // SAFETY: this branch is compiled only when the build enables BMI2.
+        unsafe { pext::bishop(sq, occ) }
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2", not(feature = "portable"))))]
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "bmi2",
+        not(feature = "portable")
+    )))]
     {
         classical::bishop(sq, occ)
     }
@@ -61,11 +81,20 @@ pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {
 
 #[inline(always)]
 pub fn rook(sq: Square, occ: Bitboard) -> Bitboard {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2", not(feature = "portable")))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "bmi2",
+        not(feature = "portable")
+    ))]
     {
-        pext::rook(sq, occ)
+        // SAFETY: this branch is compiled only when the build enables BMI2.
+        unsafe { pext::rook(sq, occ) }
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2", not(feature = "portable"))))]
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "bmi2",
+        not(feature = "portable")
+    )))]
     {
         classical::rook(sq, occ)
     }
@@ -105,7 +134,16 @@ pub fn piece(pc: Piece, sq: Square, occ: Bitboard) -> Bitboard {
     }
 }
 
-const ALL_DIRS: [(i8, i8); 8] = [(0, 1), (1, 0), (1, 1), (1, -1), (0, -1), (-1, 0), (-1, -1), (-1, 1)];
+const ALL_DIRS: [(i8, i8); 8] = [
+    (0, 1),
+    (1, 0),
+    (1, 1),
+    (1, -1),
+    (0, -1),
+    (-1, 0),
+    (-1, -1),
+    (-1, 1),
+];
 
 const fn sq_bit(i: usize) -> (u64, u64) {
     if i < 63 {
@@ -138,7 +176,10 @@ struct LineTables {
 
 const fn build_lines() -> LineTables {
     let zero = Bitboard::from_halves(0, 0);
-    let mut t = LineTables { between: [[zero; 81]; 81], line: [[zero; 81]; 81] };
+    let mut t = LineTables {
+        between: [[zero; 81]; 81],
+        line: [[zero; 81]; 81],
+    };
     let mut a = 0;
     while a < 81 {
         let mut d = 0;

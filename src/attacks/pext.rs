@@ -21,6 +21,8 @@ fn index(mask: Bitboard, occ: Bitboard) -> usize {
     (lo | hi << mask.lo().count_ones()) as usize
 }
 
+/// # Safety
+/// The CPU must support BMI2 (see the module docs).
 #[inline]
 #[target_feature(enable = "bmi2")]
 pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {
@@ -31,6 +33,8 @@ pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {
     unsafe { *BISHOP_ATTACKS.get_unchecked(i) }
 }
 
+/// # Safety
+/// The CPU must support BMI2 (see the module docs).
 #[inline]
 #[target_feature(enable = "bmi2")]
 pub fn rook(sq: Square, occ: Bitboard) -> Bitboard {

@@ -102,7 +102,9 @@ impl Bitboard {
 
     /// The bitboard with exactly the given squares set.
     pub fn from_squares(squares: impl IntoIterator<Item = Square>) -> Bitboard {
-        squares.into_iter().fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from_square(sq))
+        squares
+            .into_iter()
+            .fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from_square(sq))
     }
 
     #[inline(always)]
@@ -201,7 +203,10 @@ impl Bitboard {
     /// Iterates the set squares from low to high index.
     #[inline(always)]
     pub fn iter(self) -> BitboardIter {
-        BitboardIter { lo: self.lo(), hi: self.hi() }
+        BitboardIter {
+            lo: self.lo(),
+            hi: self.hi(),
+        }
     }
 }
 
@@ -286,7 +291,10 @@ mod tests {
     }
 
     fn random_bb(state: &mut u64) -> (u64, u64) {
-        (next(state) & next(state) & LO_MASK, next(state) & next(state) & HI_MASK)
+        (
+            next(state) & next(state) & LO_MASK,
+            next(state) & next(state) & HI_MASK,
+        )
     }
 
     #[test]
@@ -308,7 +316,10 @@ mod tests {
             assert_eq!(FILE_BB[i].count(), 9);
             assert_eq!(RANK_BB[i].count(), 9);
         }
-        assert_eq!(Bitboard::promotion_zone(Color::Black), Bitboard::far_ranks(Color::Black, 3));
+        assert_eq!(
+            Bitboard::promotion_zone(Color::Black),
+            Bitboard::far_ranks(Color::Black, 3)
+        );
         assert_eq!(Bitboard::promotion_zone(Color::White).count(), 27);
     }
 

@@ -24,7 +24,8 @@ const FIELD: [u32; 8] = [0, 0x1f, 0x7, 0x7, 0x7, 0x3, 0x3, 0x7];
 /// Largest count each kind can reach in one hand (all pieces of that kind in the game).
 const MAX: [u32; 8] = [0, 18, 4, 4, 4, 2, 2, 4];
 /// The guard bit directly above each field.
-const BORROW: u32 = (1 << 5) | (1 << 11) | (1 << 15) | (1 << 19) | (1 << 23) | (1 << 26) | (1 << 30);
+const BORROW: u32 =
+    (1 << 5) | (1 << 11) | (1 << 15) | (1 << 19) | (1 << 23) | (1 << 26) | (1 << 30);
 /// All count bits of every field except pawn.
 const EXCEPT_PAWN: u32 = 0x7 << 8 | 0x7 << 12 | 0x7 << 16 | 0x7 << 20 | 0x3 << 24 | 0x3 << 28;
 
@@ -34,6 +35,12 @@ impl Hand {
     /// Total number of pieces of `pt` that exist in a game, hence the most a hand can hold.
     pub const fn max_count(pt: PieceType) -> u32 {
         MAX[pt as usize]
+    }
+
+    /// The most the field of `pt` can store (31 pawns, 7 lances/knights/silvers/golds, 3
+    /// bishops/rooks): the limit for composed positions with more pieces than a game has.
+    pub const fn capacity(pt: PieceType) -> u32 {
+        FIELD[pt as usize]
     }
 
     /// How many pieces of `pt` (a hand kind: pawn .. gold) the hand holds.
@@ -47,10 +54,10 @@ impl Hand {
         self.0 & (FIELD[pt as usize] << SHIFT[pt as usize]) != 0
     }
 
-    /// Adds one piece of `pt`. The caller keeps counts within [`Hand::max_count`].
+    /// Adds one piece of `pt`. The caller keeps counts within [`Hand::capacity`].
     #[inline(always)]
     pub fn add(&mut self, pt: PieceType) {
-        debug_assert!(self.count(pt) < MAX[pt as usize]);
+        debug_assert!(self.count(pt) < FIELD[pt as usize]);
         self.0 += 1 << SHIFT[pt as usize];
     }
 
@@ -61,9 +68,9 @@ impl Hand {
         self.0 -= 1 << SHIFT[pt as usize];
     }
 
-    /// Sets the count of `pt`, which must not exceed [`Hand::max_count`].
+    /// Sets the count of `pt`, which must not exceed [`Hand::capacity`].
     pub fn set_count(&mut self, pt: PieceType, n: u32) {
-        assert!(n <= MAX[pt as usize]);
+        assert!(n <= FIELD[pt as usize]);
         let s = SHIFT[pt as usize];
         self.0 = (self.0 & !(FIELD[pt as usize] << s)) | (n << s);
     }

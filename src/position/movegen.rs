@@ -1,0 +1,543 @@
+//! Move generation.
+//!
+//! One generator walks the position the way the fastest legal generators do: it works out the
+//! targets allowed by the category and by check (capture or block the checker), restricts pinned
+//! pieces to their pin line, and hands each piece's destination *set* to a [`MoveSink`]. A sink that
+//! expands sets into moves fills a [`MoveList`]; the perft sink only counts them (a popcount per
+//! piece, with the promotion rules applied to whole sets), which is what makes bulk perft fast.
+//!
+//! Categories ([`GenType`]):
+//! - `CapturesProPlus`: captures (with or without promotion) and pawn promotions to empty squares;
+//! - `QuietsProMinus`: the other non-evasion moves (non-captures and drops, minus pawn promotions);
+//! - `Evasions`: every move when in check;
+//! - `NonEvasions`: every move when not in check (= the two above);
+//! - `Legal`: every legal move.
+//!
+//! All categories apply pins and the check rules; only `Legal` also proves that a king move does
+//! not step into check (the others leave that to `Position::is_legal`, so it is paid only for the
+//! moves the search actually tries). Unnecessary non-promotions (pawn, bishop, rook anywhere they
+//! could promote; lance to its second rank) are generated only when `all_moves` is set, as with
+//! the USI option `GenerateAllLegalMoves`; perft always counts them.
+
+use super::Position;
+use crate::attacks;
+use crate::bitboard::{Bitboard, RANK_BB};
+use crate::types::{Color, Move, PieceType, Square};
+use std::mem::MaybeUninit;
+
+/// Which moves to generate; see the module docs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum GenType {
+    CapturesProPlus,
+    QuietsProMinus,
+    Evasions,
+    NonEvasions,
+    Legal,
+}
+
+/// The restriction a move list puts on destinations, passed down to the sinks.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MoveTarget {
+    /// Both the promotion and, where allowed, the non-promotion.
+    Both,
+    /// Only promotions (pawn promotions counted among captures).
+    PromotionsOnly,
+    /// Only non-promotions (their twins among quiets).
+    NonPromotionsOnly,
+}
+
+/// Receives the moves of one piece (or all unpinned pawns at once) as destination sets.
+pub trait MoveSink {
+    /// Moves of the `us` piece of kind `pt` on `from` to every square of `to`; the sink applies
+    /// the promotion rules.
+    fn piece_moves(
+        &mut self,
+        us: Color,
+        pt: PieceType,
+        from: Square,
+        to: Bitboard,
+        which: MoveTarget,
+    );
+    /// One-step pawn moves to every square of `to` (each from the square behind it).
+    fn pawn_pushes(&mut self, us: Color, to: Bitboard, which: MoveTarget);
+    /// Drops of each kind in `kinds` to every square of `to`.
+    fn drops(&mut self, kinds: &[PieceType], to: Bitboard);
+}
+
+/// Whether a piece of kind `pt` arriving on `to` must promote (it could never move again).
+#[inline(always)]
+pub fn must_promote(us: Color, pt: PieceType, to: Square) -> bool {
+    match pt {
+        PieceType::Pawn | PieceType::Lance => to.relative_rank(us) == 0,
+        PieceType::Knight => to.relative_rank(us) <= 1,
+        _ => false,
+    }
+}
+
+/// Whether a piece of kind `pt` may be dropped on `to` as far as ranks go.
+#[inline(always)]
+pub fn drop_rank_ok(us: Color, pt: PieceType, to: Square) -> bool {
+    !must_promote(us, pt, to)
+}
+
+#[inline(always)]
+fn far_rank(us: Color, n: usize) -> Bitboard {
+    RANK_BB[if us == Color::Black { n } else { 8 - n }]
+}
+
+/// Squares where a piece of kind `pt` must promote on arrival.
+#[inline(always)]
+fn forced_zone(us: Color, pt: PieceType) -> Bitboard {
+    match pt {
+        PieceType::Pawn | PieceType::Lance => far_rank(us, 0),
+        PieceType::Knight => far_rank(us, 0) | far_rank(us, 1),
+        _ => Bitboard::EMPTY,
+    }
+}
+
+#[inline(always)]
+fn zone(us: Color) -> Bitboard {
+    far_rank(us, 0) | far_rank(us, 1) | far_rank(us, 2)
+}
+
+/// Files without an unpromoted pawn of `us`, as a bitboard of whole files.
+///
+/// Per half, each file is a 9-bit field holding at most one pawn (the two-pawn rule). With `T` the
+/// rank-i bit of every field, `T - pawns` leaves a field's rank-i bit set exactly when the field
+/// has no pawn (a pawn borrows it away, and the borrow never leaves the field). `x - (x >> 8)` then
+/// fills the marked fields' lower eight bits.
+#[inline(always)]
+fn pawn_free_files(pawns: Bitboard) -> Bitboard {
+    const T_LO: u64 = 0x100 * 0o1001001001001001001u64;
+    const T_HI: u64 = 0x100 | 0x100 << 9;
+    let lo = T_LO.wrapping_sub(pawns.lo()) & T_LO;
+    let hi = T_HI.wrapping_sub(pawns.hi()) & T_HI;
+    Bitboard::from_halves(lo | (lo - (lo >> 8)), hi | (hi - (hi >> 8)))
+}
+
+const LEGAL: u8 = 0;
+const EVASIONS: u8 = 1;
+const NON_EVASIONS: u8 = 2;
+const CAPTURES: u8 = 3;
+const QUIETS: u8 = 4;
+
+/// Generates moves of category `gt` into `sink`.
+#[inline]
+pub fn generate<S: MoveSink>(pos: &Position, gt: GenType, sink: &mut S) {
+    match gt {
+        GenType::Legal => generate_impl::<S, LEGAL>(pos, sink),
+        GenType::Evasions => generate_impl::<S, EVASIONS>(pos, sink),
+        GenType::NonEvasions => generate_impl::<S, NON_EVASIONS>(pos, sink),
+        GenType::CapturesProPlus => generate_impl::<S, CAPTURES>(pos, sink),
+        GenType::QuietsProMinus => generate_impl::<S, QUIETS>(pos, sink),
+    }
+}
+
+/// Every legal move, into `sink` (perft's entry point).
+#[inline]
+pub fn generate_legal<S: MoveSink>(pos: &Position, sink: &mut S) {
+    generate_impl::<S, LEGAL>(pos, sink);
+}
+
+#[inline(always)]
+fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
+    let us = pos.side_to_move();
+    let them = !us;
+    let own = pos.pieces(us);
+    let enemy = pos.pieces(them);
+    let occ = own | enemy;
+    let empty = occ.complement();
+    let ksq = pos.king_square(us);
+    let checkers = pos.checkers();
+    let in_check = checkers.is_nonempty();
+    debug_assert!(GT != EVASIONS || in_check);
+    debug_assert!(!(GT == NON_EVASIONS || GT == CAPTURES || GT == QUIETS) || !in_check);
+
+    // King moves first (in check they may be all there is).
+    if let Some(k) = ksq {
+        let king_target = match GT {
+            CAPTURES => enemy,
+            QUIETS => empty,
+            _ => own.complement(),
+        };
+        let mut dests = attacks::king(k) & king_target;
+        if GT == LEGAL {
+            let occ_no_king = occ ^ Bitboard::from_square(k);
+            let mut safe = Bitboard::EMPTY;
+            for s in dests {
+                if pos.attackers_to(them, s, occ_no_king).is_empty() {
+                    safe.set(s);
+                }
+            }
+            dests = safe;
+        }
+        sink.piece_moves(us, PieceType::King, k, dests, MoveTarget::Both);
+    }
+
+    // What non-king moves may reach: in check, only the checker or the squares between.
+    let (target, drop_target) = if in_check {
+        if checkers.more_than_one() {
+            return;
+        }
+        let k = ksq.expect("in check implies a king");
+        let checker = checkers.lsb().expect("non-empty");
+        let between = attacks::between(k, checker);
+        (between | checkers, between)
+    } else {
+        match GT {
+            CAPTURES => (enemy, Bitboard::EMPTY),
+            QUIETS => (empty, empty),
+            _ => (own.complement(), empty),
+        }
+    };
+
+    let pinned = pos.pinned(us);
+    let line = |from: Square| -> Bitboard {
+        match ksq {
+            Some(k) if pinned.contains(from) => attacks::line(k, from),
+            _ => Bitboard::ALL,
+        }
+    };
+
+    // Pawns: unpinned ones all at once by a shift, pinned ones one by one.
+    let pawns = pos.pieces_cp(us, PieceType::Pawn);
+    let pushes = match us {
+        Color::Black => pawns.and_not(pinned).shr_halves::<1>(),
+        Color::White => pawns.and_not(pinned).shl_halves::<1>(),
+    };
+    if GT == CAPTURES && !in_check {
+        sink.pawn_pushes(us, pushes & enemy, MoveTarget::Both);
+        sink.pawn_pushes(us, pushes & empty & zone(us), MoveTarget::PromotionsOnly);
+    } else if GT == QUIETS && !in_check {
+        sink.pawn_pushes(us, pushes & empty.and_not(zone(us)), MoveTarget::Both);
+        sink.pawn_pushes(us, pushes & empty & zone(us), MoveTarget::NonPromotionsOnly);
+    } else {
+        sink.pawn_pushes(us, pushes & target, MoveTarget::Both);
+    }
+    for from in pawns & pinned {
+        let to = attacks::pawn(us, from) & line(from);
+        if GT == CAPTURES && !in_check {
+            sink.piece_moves(us, PieceType::Pawn, from, to & enemy, MoveTarget::Both);
+            sink.piece_moves(
+                us,
+                PieceType::Pawn,
+                from,
+                to & empty & zone(us),
+                MoveTarget::PromotionsOnly,
+            );
+        } else if GT == QUIETS && !in_check {
+            sink.piece_moves(
+                us,
+                PieceType::Pawn,
+                from,
+                to & empty.and_not(zone(us)),
+                MoveTarget::Both,
+            );
+            sink.piece_moves(
+                us,
+                PieceType::Pawn,
+                from,
+                to & empty & zone(us),
+                MoveTarget::NonPromotionsOnly,
+            );
+        } else {
+            sink.piece_moves(us, PieceType::Pawn, from, to & target, MoveTarget::Both);
+        }
+    }
+
+    // A pinned knight can never stay on its pin line.
+    for from in pos.pieces_cp(us, PieceType::Knight).and_not(pinned) {
+        sink.piece_moves(
+            us,
+            PieceType::Knight,
+            from,
+            attacks::knight(us, from) & target,
+            MoveTarget::Both,
+        );
+    }
+    for from in pos.pieces_cp(us, PieceType::Lance) {
+        let to = attacks::lance(us, from, occ) & target & line(from);
+        sink.piece_moves(us, PieceType::Lance, from, to, MoveTarget::Both);
+    }
+    for from in pos.pieces_cp(us, PieceType::Silver) {
+        let to = attacks::silver(us, from) & target & line(from);
+        sink.piece_moves(us, PieceType::Silver, from, to, MoveTarget::Both);
+    }
+    for from in pos.golds(us) {
+        let to = attacks::gold(us, from) & target & line(from);
+        sink.piece_moves(us, PieceType::Gold, from, to, MoveTarget::Both);
+    }
+    for from in pos.pieces_cp(us, PieceType::Bishop) {
+        let to = attacks::bishop(from, occ) & target & line(from);
+        sink.piece_moves(us, PieceType::Bishop, from, to, MoveTarget::Both);
+    }
+    for from in pos.pieces_cp(us, PieceType::Rook) {
+        let to = attacks::rook(from, occ) & target & line(from);
+        sink.piece_moves(us, PieceType::Rook, from, to, MoveTarget::Both);
+    }
+    for from in pos.pieces_cp(us, PieceType::Horse) {
+        let to = attacks::horse(from, occ) & target & line(from);
+        sink.piece_moves(us, PieceType::Horse, from, to, MoveTarget::Both);
+    }
+    for from in pos.pieces_cp(us, PieceType::Dragon) {
+        let to = attacks::dragon(from, occ) & target & line(from);
+        sink.piece_moves(us, PieceType::Dragon, from, to, MoveTarget::Both);
+    }
+
+    // Drops.
+    let hand = pos.hand(us);
+    if hand.is_empty() || drop_target.is_empty() {
+        return;
+    }
+    if hand.has(PieceType::Pawn) {
+        let mut to = drop_target.and_not(far_rank(us, 0)) & pawn_free_files(pawns);
+        // Pawn-drop mate: only the square in front of the enemy king can be one.
+        if let Some(tk) = pos.king_square(them) {
+            let front = attacks::pawn(them, tk);
+            if (to & front).is_nonempty() {
+                let sq = front.lsb().expect("non-empty");
+                if pos.is_pawn_drop_mate(sq) {
+                    to = to.and_not(front);
+                }
+            }
+        }
+        sink.drops(&[PieceType::Pawn], to);
+    }
+    if hand.has(PieceType::Lance) {
+        sink.drops(&[PieceType::Lance], drop_target.and_not(far_rank(us, 0)));
+    }
+    if hand.has(PieceType::Knight) {
+        sink.drops(
+            &[PieceType::Knight],
+            drop_target.and_not(far_rank(us, 0) | far_rank(us, 1)),
+        );
+    }
+    let mut kinds = [PieceType::Silver; 4];
+    let mut n = 0;
+    for pt in [
+        PieceType::Silver,
+        PieceType::Gold,
+        PieceType::Bishop,
+        PieceType::Rook,
+    ] {
+        if hand.has(pt) {
+            kinds[n] = pt;
+            n += 1;
+        }
+    }
+    if n > 0 {
+        sink.drops(&kinds[..n], drop_target);
+    }
+}
+
+/// The most moves a position can have (593 is the known maximum), with room to spare.
+pub const MAX_MOVES: usize = 600;
+
+/// A fixed-capacity list of moves, filled by the generator.
+pub struct MoveList {
+    moves: [MaybeUninit<Move>; MAX_MOVES],
+    len: usize,
+    /// Also emit the unnecessary non-promotions (see the module docs).
+    all_moves: bool,
+}
+
+impl Default for MoveList {
+    fn default() -> MoveList {
+        MoveList::new(false)
+    }
+}
+
+impl MoveList {
+    #[inline(always)]
+    pub fn new(all_moves: bool) -> MoveList {
+        MoveList {
+            moves: [MaybeUninit::uninit(); MAX_MOVES],
+            len: 0,
+            all_moves,
+        }
+    }
+
+    /// Generates category `gt` of `pos` into a new list.
+    pub fn generate(pos: &Position, gt: GenType, all_moves: bool) -> MoveList {
+        let mut list = MoveList::new(all_moves);
+        generate(pos, gt, &mut list);
+        list
+    }
+
+    /// Every legal move of `pos` (unnecessary non-promotions included when `all_moves`).
+    pub fn legal(pos: &Position, all_moves: bool) -> MoveList {
+        MoveList::generate(pos, GenType::Legal, all_moves)
+    }
+
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(always)]
+    pub fn as_slice(&self) -> &[Move] {
+        // SAFETY: the first `len` entries were written by `push`, and `MaybeUninit<Move>` has the
+        // layout of `Move`.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<Move>(), self.len) }
+    }
+
+    #[inline(always)]
+    pub fn iter(&self) -> std::slice::Iter<'_, Move> {
+        self.as_slice().iter()
+    }
+
+    pub fn contains(&self, m: Move) -> bool {
+        self.as_slice().contains(&m)
+    }
+
+    #[inline(always)]
+    pub fn push(&mut self, m: Move) {
+        debug_assert!(self.len < MAX_MOVES);
+        if self.len < MAX_MOVES {
+            self.moves[self.len] = MaybeUninit::new(m);
+            self.len += 1;
+        }
+    }
+
+    #[inline(always)]
+    fn push_promotable(
+        &mut self,
+        us: Color,
+        pt: PieceType,
+        from: Square,
+        to: Square,
+        promotable: bool,
+        which: MoveTarget,
+    ) {
+        if !promotable {
+            if which != MoveTarget::PromotionsOnly {
+                self.push(Move::normal(from, to, false));
+            }
+            return;
+        }
+        if which != MoveTarget::NonPromotionsOnly {
+            self.push(Move::normal(from, to, true));
+        }
+        if which == MoveTarget::PromotionsOnly || must_promote(us, pt, to) {
+            return;
+        }
+        let unnecessary = match pt {
+            PieceType::Pawn | PieceType::Bishop | PieceType::Rook => true,
+            PieceType::Lance => to.relative_rank(us) == 1,
+            _ => false,
+        };
+        if !unnecessary || self.all_moves {
+            self.push(Move::normal(from, to, false));
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl MoveSink for MoveList {
+    #[inline(always)]
+    fn piece_moves(
+        &mut self,
+        us: Color,
+        pt: PieceType,
+        from: Square,
+        to: Bitboard,
+        which: MoveTarget,
+    ) {
+        if !pt.can_promote() {
+            for t in to {
+                self.push(Move::normal(from, t, false));
+            }
+            return;
+        }
+        let from_in_zone = from.in_promotion_zone(us);
+        for t in to {
+            self.push_promotable(
+                us,
+                pt,
+                from,
+                t,
+                from_in_zone || t.in_promotion_zone(us),
+                which,
+            );
+        }
+    }
+
+    #[inline(always)]
+    fn pawn_pushes(&mut self, us: Color, to: Bitboard, which: MoveTarget) {
+        for t in to {
+            let from = match us {
+                Color::Black => t.offset(0, 1),
+                Color::White => t.offset(0, -1),
+            }
+            .expect("a pawn push comes from the square behind");
+            self.push_promotable(us, PieceType::Pawn, from, t, t.in_promotion_zone(us), which);
+        }
+    }
+
+    #[inline(always)]
+    fn drops(&mut self, kinds: &[PieceType], to: Bitboard) {
+        for t in to {
+            for &pt in kinds {
+                self.push(Move::drop(pt, t));
+            }
+        }
+    }
+}
+
+/// Counts legal moves without listing them: what bulk perft does at the last ply. Every move is
+/// counted, unnecessary non-promotions included.
+#[derive(Default)]
+pub struct MoveCounter {
+    pub count: u64,
+}
+
+impl MoveSink for MoveCounter {
+    #[inline(always)]
+    fn piece_moves(
+        &mut self,
+        us: Color,
+        pt: PieceType,
+        from: Square,
+        to: Bitboard,
+        which: MoveTarget,
+    ) {
+        debug_assert_eq!(which, MoveTarget::Both);
+        let n = to.count() as u64;
+        if !pt.can_promote() {
+            self.count += n;
+            return;
+        }
+        let promotable = if from.in_promotion_zone(us) {
+            to
+        } else {
+            to & zone(us)
+        };
+        let forced = to & forced_zone(us, pt);
+        self.count += n + promotable.count() as u64 - forced.count() as u64;
+    }
+
+    #[inline(always)]
+    fn pawn_pushes(&mut self, us: Color, to: Bitboard, which: MoveTarget) {
+        debug_assert_eq!(which, MoveTarget::Both);
+        let promotable = to & zone(us);
+        let forced = to & far_rank(us, 0);
+        self.count += (to.count() + promotable.count() - forced.count()) as u64;
+    }
+
+    #[inline(always)]
+    fn drops(&mut self, kinds: &[PieceType], to: Bitboard) {
+        self.count += kinds.len() as u64 * to.count() as u64;
+    }
+}

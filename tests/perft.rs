@@ -1,0 +1,187 @@
+//! Move generation proven by perft against the published and cross-verified counts in
+//! `tests/data/` (copied from the shared reference data). Rows up to `FAST_LIMIT` leaves run in
+//! `make test`; the rest are `#[ignore]`d and run by `make perft-full`.
+
+use hayate::perft::{divide, perft, perft_stats, PerftStats};
+use hayate::position::{PieceLimits, Position};
+use hayate::types::Move;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const FAST_LIMIT: u64 = 50_000_000;
+
+fn data(name: &str) -> String {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Data rows of a TSV file: comment lines and the header skipped.
+fn rows(name: &str) -> Vec<Vec<String>> {
+    data(name)
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .skip(1)
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+struct Row {
+    name: String,
+    sfen: String,
+    depth: u32,
+    nodes: u64,
+}
+
+fn perft_rows() -> Vec<Row> {
+    rows("perft.tsv")
+        .into_iter()
+        .map(|r| Row {
+            name: r[0].clone(),
+            sfen: r[1].clone(),
+            depth: r[2].parse().unwrap(),
+            nodes: r[3].parse().unwrap(),
+        })
+        .collect()
+}
+
+/// Runs the rows on all cores, largest first, and reports every mismatch at once.
+fn check_rows(rows: Vec<Row>, bulk: bool) {
+    let mut rows = rows;
+    rows.sort_by_key(|r| std::cmp::Reverse(r.nodes));
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut bad = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(r) = rows.get(i) else { break };
+                        let mut pos = Position::from_sfen_with(&r.sfen, PieceLimits::Extended)
+                            .unwrap_or_else(|e| panic!("{}: {e}", r.name));
+                        let got = perft(&mut pos, r.depth, bulk);
+                        if got != r.nodes {
+                            bad.push(format!(
+                                "{} depth {}: {} expected {}",
+                                r.name, r.depth, got, r.nodes
+                            ));
+                        }
+                    }
+                    bad
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "perft mismatches:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn perft_rows_up_to_50m_nodes() {
+    let rows: Vec<Row> = perft_rows()
+        .into_iter()
+        .filter(|r| r.nodes <= FAST_LIMIT)
+        .collect();
+    assert!(rows.len() > 780, "only {} rows", rows.len());
+    check_rows(rows, true);
+}
+
+#[test]
+fn perft_without_bulk_counting_agrees() {
+    let rows: Vec<Row> = perft_rows()
+        .into_iter()
+        .filter(|r| r.nodes <= 2_000_000)
+        .collect();
+    check_rows(rows, false);
+}
+
+#[test]
+#[ignore = "deep rows: run with `make perft-full`"]
+fn perft_rows_above_50m_nodes() {
+    let rows: Vec<Row> = perft_rows()
+        .into_iter()
+        .filter(|r| r.nodes > FAST_LIMIT)
+        .collect();
+    check_rows(rows, true);
+}
+
+fn check_details(limit: u64) {
+    for r in rows("perft_details.tsv") {
+        let nodes: u64 = r[3].parse().unwrap();
+        if (limit == 0) != (nodes > FAST_LIMIT) {
+            continue;
+        }
+        let depth: u32 = r[2].parse().unwrap();
+        let mut pos = Position::from_sfen_with(&r[1], PieceLimits::Extended).unwrap();
+        let got = perft_stats(&mut pos, depth);
+        let field = |i: usize| -> Option<u64> {
+            r.get(i)
+                .filter(|s| !s.is_empty())
+                .map(|s| s.parse().unwrap())
+        };
+        let want = [field(3), field(4), field(5), field(6), field(7), field(8)];
+        let have = [
+            got.nodes,
+            got.captures,
+            got.promotions,
+            got.drops,
+            got.checks,
+            got.mates,
+        ];
+        let names = [
+            "nodes",
+            "captures",
+            "promotions",
+            "drops",
+            "checks",
+            "mates",
+        ];
+        for i in 0..6 {
+            if let Some(w) = want[i] {
+                assert_eq!(have[i], w, "{} depth {depth} {}: {got:?}", r[0], names[i]);
+            }
+        }
+    }
+}
+
+#[test]
+fn perft_details_captures_promotions_drops_checks_mates() {
+    check_details(FAST_LIMIT);
+    // The statistics add up like nodes do.
+    let mut s = PerftStats::default();
+    s += PerftStats {
+        nodes: 1,
+        checks: 1,
+        ..Default::default()
+    };
+    assert_eq!(s.checks, 1);
+}
+
+#[test]
+#[ignore = "deep rows: run with `make perft-full`"]
+fn perft_details_deep() {
+    check_details(0);
+}
+
+#[test]
+fn perft_divide_start_position() {
+    let rows = rows("perft_divide.tsv");
+    let mut pos = Position::from_sfen(&rows[0][0]).unwrap();
+    for (depth, column) in [(4u32, 2usize), (5, 3)] {
+        let got = divide(&mut pos, depth, true);
+        assert_eq!(got.len(), rows.len());
+        for r in &rows {
+            let m = Move::from_usi(&r[1]).unwrap();
+            let want: u64 = r[column].parse().unwrap();
+            let have = got.iter().find(|(gm, _)| *gm == m).map(|x| x.1);
+            assert_eq!(have, Some(want), "divide depth {depth} {}", r[1]);
+        }
+    }
+}
