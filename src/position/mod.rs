@@ -429,84 +429,93 @@ impl Position {
 
     // ------------------------------------------------------------------ board edits
 
-    #[inline(always)]
+    /// Puts a piece on an empty square (setting up a position).
     fn put_piece(&mut self, pc: Piece, sq: Square) {
-        let b = Bitboard::from_square(sq);
         self.board[sq.index()] = Some(pc);
-        self.by_color[pc.color().index()] ^= b;
-        let pt = pc.piece_type();
-        self.by_type[pt.index()] ^= b;
-        if pt.moves_like_gold() {
-            self.golds ^= b;
-        }
-        if pt == PieceType::King {
+        self.xor_bitboards(pc.color(), pc.piece_type(), Bitboard::from_square(sq));
+        if pc.piece_type() == PieceType::King {
             self.king_square[pc.color().index()] = Some(sq);
         }
     }
 
+    // ------------------------------------------------------------------ do / undo
+
+    /// Toggles a piece of kind `pt` and colour `c` on the squares of `b` in the bitboards (the
+    /// board array and king squares are the caller's business).
     #[inline(always)]
-    fn remove_piece(&mut self, pc: Piece, sq: Square) {
-        let b = Bitboard::from_square(sq);
-        self.board[sq.index()] = None;
-        self.by_color[pc.color().index()] ^= b;
-        let pt = pc.piece_type();
+    fn xor_bitboards(&mut self, c: Color, pt: PieceType, b: Bitboard) {
+        self.by_color[c.index()] ^= b;
         self.by_type[pt.index()] ^= b;
         if pt.moves_like_gold() {
             self.golds ^= b;
         }
     }
-
-    // ------------------------------------------------------------------ do / undo
 
     /// Makes a legal move.
     #[inline]
     pub fn do_move(&mut self, m: Move) {
         let us = self.side_to_move;
         let them = !us;
-        // What the checks given by `m` are found from (see `checkers_after`).
+        let to = m.to();
+        let to_bb = Bitboard::from_square(to);
+        // What the checks given by `m` are found from (see `checkers_after`): the squares from
+        // which the arriving piece checks, and the enemy king's blockers (discovered checks).
         let enemy_blockers = self.pins().blockers[them.index()];
-        let check_squares = *self.check_square_table();
+        let direct_checks = self.check_squares(self.moved_piece_after(m).piece_type());
+        // Scalars only: the new state is written field by field at the end, straight into its
+        // slot (assembling arrays on the stack and copying them costs store-forwarding stalls).
         let prev = &self.states[self.cur];
         let mut board_key = prev.board_key ^ zobrist::SIDE;
         let mut hand_key = prev.hand_key;
-        let mut hands = prev.hands;
+        let mut own_hand = prev.hands[us.index()];
         let mut captured = None;
-        let to = m.to();
         if m.is_drop() {
             let pt = m.dropped_piece();
             let pc = Piece::new(us, pt);
-            hands[us.index()].remove(pt);
+            own_hand.remove(pt);
             hand_key = hand_key.wrapping_sub(zobrist::hand(us, pt));
             board_key ^= zobrist::psq(pc, to);
-            self.put_piece(pc, to);
+            self.board[to.index()] = Some(pc);
+            self.xor_bitboards(us, pt, to_bb);
         } else {
             let from = m.from();
+            let from_bb = Bitboard::from_square(from);
             let pc = self.board[from.index()].expect("a move starts on an own piece");
+            let pt = pc.piece_type();
             if let Some(cap) = self.board[to.index()] {
-                let raw = cap.piece_type().unpromote();
-                self.remove_piece(cap, to);
+                let cap_pt = cap.piece_type();
+                self.xor_bitboards(them, cap_pt, to_bb);
                 board_key ^= zobrist::psq(cap, to);
-                hands[us.index()].add(raw);
+                let raw = cap_pt.unpromote();
+                own_hand.add(raw);
                 hand_key = hand_key.wrapping_add(zobrist::hand(us, raw));
                 captured = Some(cap);
             }
-            self.remove_piece(pc, from);
             let moved = if m.is_promotion() {
-                Piece::new(us, pc.piece_type().promote())
+                let after = pt.promote();
+                self.xor_bitboards(us, pt, from_bb);
+                self.xor_bitboards(us, after, to_bb);
+                Piece::new(us, after)
             } else {
+                self.xor_bitboards(us, pt, from_bb | to_bb);
+                if pt == PieceType::King {
+                    self.king_square[us.index()] = Some(to);
+                }
                 pc
             };
-            self.put_piece(moved, to);
+            self.board[from.index()] = None;
+            self.board[to.index()] = Some(moved);
             board_key ^= zobrist::psq(pc, from) ^ zobrist::psq(moved, to);
         }
-        let checkers = self.checkers_after(m, &check_squares, enemy_blockers);
+        let checkers = self.checkers_after(m, direct_checks, enemy_blockers);
         self.side_to_move = them;
         self.game_ply += 1;
 
         let prev = &self.states[self.cur];
-        let mut continuous_check = prev.continuous_check;
-        continuous_check[us.index()] = if checkers.is_nonempty() {
-            continuous_check[us.index()] + 2
+        let their_hand = prev.hands[them.index()];
+        let their_checks = prev.continuous_check[them.index()];
+        let our_checks = if checkers.is_nonempty() {
+            prev.continuous_check[us.index()] + 2
         } else {
             0
         };
@@ -518,9 +527,11 @@ impl Position {
         let st = &mut self.states[self.cur];
         st.board_key = board_key;
         st.hand_key = hand_key;
-        st.hands = hands;
+        st.hands[us.index()] = own_hand;
+        st.hands[them.index()] = their_hand;
         st.plies_from_null = plies_from_null;
-        st.continuous_check = continuous_check;
+        st.continuous_check[us.index()] = our_checks;
+        st.continuous_check[them.index()] = their_checks;
         st.captured = captured;
         st.last_move = Some(m);
         st.checkers = checkers;
@@ -529,27 +540,16 @@ impl Position {
     }
 
     /// The enemy pieces giving check after `m` (already made on the board, side to move not yet
-    /// switched), from the check squares and the enemy king's blockers of the position before
-    /// the move: a direct check is a lookup, a discovered one a pin-line test.
+    /// switched): a direct check is a lookup in `direct` (the squares from which the arriving
+    /// piece checks, in the position before the move), a discovered one a pin-line test against
+    /// the enemy king's blockers of that position.
     #[inline(always)]
-    fn checkers_after(
-        &self,
-        m: Move,
-        check_squares: &[Bitboard; 8],
-        enemy_blockers: Bitboard,
-    ) -> Bitboard {
+    fn checkers_after(&self, m: Move, direct: Bitboard, enemy_blockers: Bitboard) -> Bitboard {
         let us = self.side_to_move;
         let Some(k) = self.king_square(!us) else {
             return Bitboard::EMPTY;
         };
         let to = m.to();
-        let pt = self.board[to.index()]
-            .expect("the moved piece is on its destination")
-            .piece_type();
-        let mut direct = check_squares[check_slot(pt)];
-        if matches!(pt, PieceType::Horse | PieceType::Dragon) {
-            direct |= attacks::king(k);
-        }
         let mut checkers = if direct.contains(to) {
             Bitboard::from_square(to)
         } else {
@@ -581,19 +581,32 @@ impl Position {
         self.side_to_move = us;
         self.game_ply -= 1;
         let to = m.to();
-        let pc = self.board[to.index()].expect("the moved piece is on its destination");
-        self.remove_piece(pc, to);
-        if !m.is_drop() {
-            let from = m.from();
-            let original = if m.is_promotion() {
-                Piece::new(us, pc.piece_type().unpromote())
-            } else {
-                pc
-            };
-            self.put_piece(original, from);
-            if let Some(cap) = captured {
-                self.put_piece(cap, to);
+        let to_bb = Bitboard::from_square(to);
+        let moved = self.board[to.index()].expect("the moved piece is on its destination");
+        let moved_pt = moved.piece_type();
+        if m.is_drop() {
+            self.board[to.index()] = None;
+            self.xor_bitboards(us, moved_pt, to_bb);
+            return;
+        }
+        let from = m.from();
+        let from_bb = Bitboard::from_square(from);
+        let original = if m.is_promotion() {
+            let pt = moved_pt.unpromote();
+            self.xor_bitboards(us, moved_pt, to_bb);
+            self.xor_bitboards(us, pt, from_bb);
+            Piece::new(us, pt)
+        } else {
+            self.xor_bitboards(us, moved_pt, from_bb | to_bb);
+            if moved_pt == PieceType::King {
+                self.king_square[us.index()] = Some(from);
             }
+            moved
+        };
+        self.board[from.index()] = Some(original);
+        self.board[to.index()] = captured;
+        if let Some(cap) = captured {
+            self.xor_bitboards(them, cap.piece_type(), to_bb);
         }
     }
 
