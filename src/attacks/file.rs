@@ -1,34 +1,40 @@
-//! File attacks (lance and the rook's file) computed inside one 64-bit half.
+//! File attacks (lance and the rook's file), branch-free, on both 64-bit halves at once.
 //!
-//! A file is nine consecutive bits of one half of the bitboard, rank a lowest. Towards rank i
-//! (white's lance) the first blocker is the lowest set bit above the square, and `o ^ (o - 1)`
-//! keeps every bit up to and including it (all bits when `o` is zero, then masked to the ray).
-//! Towards rank a (black's lance) the first blocker is the highest set bit below the square; a
-//! sentinel bit on rank a makes `leading_zeros` defined without a branch (rank a is attacked in any
-//! case when nothing nearer blocks).
+//! A file is nine consecutive bits of one half, rank a lowest; the masks below are zero in the
+//! other half, so lane-wise arithmetic there yields zero and no branch picks the half.
+//! - Towards rank i (white's lance): the first blocker is the lowest set bit `o` above the
+//!   square, and `o ^ (o - 1)` keeps every bit up to and including it (all bits when nothing
+//!   blocks), which the ray mask trims.
+//! - Towards rank a (black's lance): the first blocker is the highest set bit below the square.
+//!   With a sentinel on rank a (attacked anyway when nothing nearer blocks), smearing it down by
+//!   1, 2 and 4 covers the at most eight squares below it, and the ray minus that smear shifted
+//!   by one is the attack.
 
 use crate::bitboard::Bitboard;
 use crate::types::{Color, Square};
 
 #[derive(Clone, Copy)]
-struct FileInfo {
-    /// 1 if the square's file lives in the high half.
-    high: bool,
-    /// Squares of the file between the square and rank a, in the half's bit positions.
-    toward_a: u64,
+struct FileMasks {
+    /// Squares of the file between the square and rank a.
+    toward_a: Bitboard,
     /// Squares of the file between the square and rank i.
-    toward_i: u64,
+    toward_i: Bitboard,
     /// The rank-a square of the file (the sentinel).
-    rank_a: u64,
+    rank_a: Bitboard,
 }
 
-const fn build() -> [FileInfo; 81] {
-    let mut t = [FileInfo {
-        high: false,
-        toward_a: 0,
-        toward_i: 0,
-        rank_a: 0,
-    }; 81];
+/// `x` in the high half if `high`, else in the low half.
+const fn place(high: bool, x: u64) -> Bitboard {
+    if high {
+        Bitboard::from_halves(0, x)
+    } else {
+        Bitboard::from_halves(x, 0)
+    }
+}
+
+const fn build() -> [FileMasks; 81] {
+    let zero = Bitboard::from_halves(0, 0);
+    let mut t = [FileMasks { toward_a: zero, toward_i: zero, rank_a: zero }; 81];
     let mut sq = 0;
     while sq < 81 {
         let file = sq / 9;
@@ -37,64 +43,48 @@ const fn build() -> [FileInfo; 81] {
         let base = if high { (file - 7) * 9 } else { file * 9 };
         let bit = base + rank;
         let file_bits: u64 = 0x1ff << base;
-        t[sq] = FileInfo {
-            high,
-            toward_a: ((1u64 << bit) - 1) & file_bits,
-            toward_i: !((2u64 << bit) - 1) & file_bits,
-            rank_a: 1 << base,
+        let toward_a = ((1u64 << bit) - 1) & file_bits;
+        let toward_i = !((2u64 << bit) - 1) & file_bits;
+        let rank_a = 1u64 << base;
+        t[sq] = FileMasks {
+            toward_a: place(high, toward_a),
+            toward_i: place(high, toward_i),
+            rank_a: place(high, rank_a),
         };
         sq += 1;
     }
     t
 }
 
-static INFO: [FileInfo; 81] = build();
+static MASKS: [FileMasks; 81] = build();
 
 #[inline(always)]
-fn half(info: &FileInfo, occ: Bitboard) -> u64 {
-    if info.high {
-        occ.hi()
-    } else {
-        occ.lo()
-    }
+fn toward_a(m: &FileMasks, occ: Bitboard) -> Bitboard {
+    let mut h = (occ & m.toward_a) | m.rank_a;
+    h |= h.shr_halves::<1>();
+    h |= h.shr_halves::<2>();
+    h |= h.shr_halves::<4>();
+    m.toward_a.and_not(h.shr_halves::<1>())
 }
 
 #[inline(always)]
-fn to_bitboard(info: &FileInfo, x: u64) -> Bitboard {
-    if info.high {
-        Bitboard::from_halves(0, x)
-    } else {
-        Bitboard::from_halves(x, 0)
-    }
-}
-
-#[inline(always)]
-fn toward_a_bits(info: &FileInfo, o: u64) -> u64 {
-    let blockers = (o & info.toward_a) | info.rank_a;
-    info.toward_a & (u64::MAX << (63 - blockers.leading_zeros()))
-}
-
-#[inline(always)]
-fn toward_i_bits(info: &FileInfo, o: u64) -> u64 {
-    let blockers = o & info.toward_i;
-    info.toward_i & (blockers ^ blockers.wrapping_sub(1))
+fn toward_i(m: &FileMasks, occ: Bitboard) -> Bitboard {
+    let o = occ & m.toward_i;
+    m.toward_i & (o ^ o.sub_halves(Bitboard::from_halves(1, 1)))
 }
 
 #[inline(always)]
 pub fn lance(c: Color, sq: Square, occ: Bitboard) -> Bitboard {
-    let info = &INFO[sq.index()];
-    let o = half(info, occ);
-    let x = match c {
-        Color::Black => toward_a_bits(info, o),
-        Color::White => toward_i_bits(info, o),
-    };
-    to_bitboard(info, x)
+    let m = &MASKS[sq.index()];
+    match c {
+        Color::Black => toward_a(m, occ),
+        Color::White => toward_i(m, occ),
+    }
 }
 
 /// The rook's moves along its file.
 #[inline(always)]
 pub fn rook_file(sq: Square, occ: Bitboard) -> Bitboard {
-    let info = &INFO[sq.index()];
-    let o = half(info, occ);
-    to_bitboard(info, toward_a_bits(info, o) | toward_i_bits(info, o))
+    let m = &MASKS[sq.index()];
+    toward_a(m, occ) | toward_i(m, occ)
 }

@@ -3,14 +3,19 @@
 //! Stepping pieces come from compile-time tables (`step.rs`). Sliders have several interchangeable
 //! implementations, each cross-checked against the naive walk in the tests and timed by
 //! `cargo bench --bench attacks`:
-//! - `classical`: ray tables and the first blocker by `tzcnt`/`lzcnt` (portable);
-//! - `pext`: BMI2 `pext` indexes into precomputed tables (x86-64 with BMI2);
+//! - `classical`: ray tables and the first blocker by `tzcnt`/`lzcnt` (portable, small tables);
+//! - `magic`: a multiplication by a per-square magic number indexes precomputed tables (portable);
+//! - `pext`: BMI2 `pext` indexes precomputed tables (x86-64 with BMI2).
 //!
-//! The default below is chosen at compile time: PEXT where the build enables BMI2 (the Makefile's
-//! native build on this machine), the classical method otherwise.
+//! Lances and rook files use the branch-free half-word arithmetic of `file.rs` in the table
+//! methods. The default is chosen at compile time: PEXT where the build enables BMI2 (the
+//! Makefile's native build on this machine), magic otherwise (and with `--features no-pext`, for
+//! CPUs that implement PEXT in slow microcode, such as AMD Zen 2 and older).
 
 pub mod classical;
 mod file;
+pub mod magic;
+mod magic_numbers;
 pub mod naive;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 pub mod pext;
@@ -24,80 +29,49 @@ pub use step::{gold, king, knight, pawn, silver};
 /// The slider implementations, for tests and benchmarks that exercise each one.
 pub mod methods {
     pub use super::classical;
+    pub use super::magic;
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     pub use super::pext;
 }
 
-/// Whether the default slider method of this build is PEXT.
-const USE_PEXT: bool = cfg!(all(
-    target_arch = "x86_64",
-    target_feature = "bmi2",
-    not(feature = "portable")
-));
+/// The default slider method. `build.rs` sets the one switch, `cfg(hayate_pext)`, when the build
+/// enables BMI2 on x86-64 and neither `portable` nor `no-pext` is asked for.
+#[cfg(hayate_pext)]
+mod default_method {
+    use super::*;
+    pub use super::pext::lance;
+
+    #[inline(always)]
+    pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {
+        // SAFETY: `hayate_pext` is set only when the build enables BMI2.
+        unsafe { pext::bishop(sq, occ) }
+    }
+
+    #[inline(always)]
+    pub fn rook(sq: Square, occ: Bitboard) -> Bitboard {
+        // SAFETY: `hayate_pext` is set only when the build enables BMI2.
+        unsafe { pext::rook(sq, occ) }
+    }
+}
+#[cfg(not(hayate_pext))]
+use magic as default_method;
 
 /// Name of the slider method this build uses by default.
-pub const DEFAULT_METHOD: &str = if USE_PEXT { "pext" } else { "classical" };
+pub const DEFAULT_METHOD: &str = if cfg!(hayate_pext) { "pext" } else { "magic" };
 
 #[inline(always)]
 pub fn lance(c: Color, sq: Square, occ: Bitboard) -> Bitboard {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "bmi2",
-        not(feature = "portable")
-    ))]
-    {
-        pext::lance(c, sq, occ)
-    }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "bmi2",
-        not(feature = "portable")
-    )))]
-    {
-        classical::lance(c, sq, occ)
-    }
+    default_method::lance(c, sq, occ)
 }
 
 #[inline(always)]
 pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "bmi2",
-        not(feature = "portable")
-    ))]
-    {
-        // SAFETY: this branch is compiled only when the build enables BMI2.
-        unsafe { pext::bishop(sq, occ) }
-    }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "bmi2",
-        not(feature = "portable")
-    )))]
-    {
-        classical::bishop(sq, occ)
-    }
+    default_method::bishop(sq, occ)
 }
 
 #[inline(always)]
 pub fn rook(sq: Square, occ: Bitboard) -> Bitboard {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "bmi2",
-        not(feature = "portable")
-    ))]
-    {
-        // SAFETY: this branch is compiled only when the build enables BMI2.
-        unsafe { pext::rook(sq, occ) }
-    }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "bmi2",
-        not(feature = "portable")
-    )))]
-    {
-        classical::rook(sq, occ)
-    }
+    default_method::rook(sq, occ)
 }
 
 /// Bishop plus one step in every direction.

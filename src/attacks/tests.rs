@@ -96,6 +96,13 @@ fn classical_matches_naive() {
     check_lance("classical", methods::classical::lance);
 }
 
+#[test]
+fn magic_matches_naive() {
+    check_slider("magic bishop", &naive::BISHOP_DIRS, methods::magic::bishop);
+    check_slider("magic rook", &naive::ROOK_DIRS, methods::magic::rook);
+    check_lance("magic", methods::magic::lance);
+}
+
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[test]
 fn pext_matches_naive() {

@@ -360,6 +360,7 @@ mod tests {
             assert!(same(a.shl_halves::<1>(), pa.shl_halves::<1>()));
             assert!(same(a.shr_halves::<1>(), pa.shr_halves::<1>()));
             assert!(same(a.shr_halves::<9>(), pa.shr_halves::<9>()));
+            assert!(same(a.sub_halves(b), pa.sub_halves(pb)));
             assert_eq!(a.is_empty(), pa.is_empty());
             assert_eq!(a.count(), pa.count());
             assert_eq!(a == b, (a0, a1) == (b0, b1));

@@ -70,6 +70,12 @@ impl Bitboard {
         unsafe { Bitboard(_mm_slli_epi64::<N>(self.0)) }
     }
 
+    /// Subtracts lane by lane (each 64-bit half on its own, wrapping, no borrow between halves).
+    #[inline(always)]
+    pub fn sub_halves(self, rhs: Bitboard) -> Bitboard {
+        unsafe { Bitboard(_mm_sub_epi64(self.0, rhs.0)) }
+    }
+
     /// Shifts each half right by `N` bits; the mirror of [`Bitboard::shl_halves`].
     #[inline(always)]
     pub fn shr_halves<const N: i32>(self) -> Bitboard {
