@@ -7,6 +7,7 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod eval;
 pub mod perft;
 pub mod position;
 pub mod types;

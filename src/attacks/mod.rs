@@ -38,8 +38,8 @@ pub mod methods {
 /// enables BMI2 on x86-64 and neither `portable` nor `no-pext` is asked for.
 #[cfg(hayate_pext)]
 mod default_method {
-    use super::*;
     pub use super::pext::lance;
+    use super::*;
 
     #[inline(always)]
     pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {

@@ -22,6 +22,22 @@ use crate::bitboard::Bitboard;
 use crate::types::{Color, Hand, Move, MoveKind, Piece, PieceType, Square};
 use crate::zobrist;
 
+/// Follows the moves made on a position, for state kept outside it (the NNUE accumulators): the
+/// position calls the observer, so it never needs to know what the observer is. Every method has
+/// an empty default; `()` observes nothing.
+pub trait MoveObserver {
+    /// `m` is about to be made; `before` is the position as it still is.
+    fn on_do_move(&mut self, _before: &Position, _m: Move) {}
+    /// The last move made has just been taken back.
+    fn on_undo_move(&mut self) {}
+    /// A null move is about to be made.
+    fn on_do_null_move(&mut self, _before: &Position) {}
+    /// The last null move has just been taken back.
+    fn on_undo_null_move(&mut self) {}
+}
+
+impl MoveObserver for () {}
+
 /// What one ply adds to the position: keys, hands, checkers, and the check information that
 /// move generation, `gives_check` and `is_legal` read.
 ///
@@ -567,6 +583,32 @@ impl Position {
             }
         }
         checkers
+    }
+
+    /// Makes a legal move and tells `observer` about it first.
+    #[inline]
+    pub fn do_move_observed<O: MoveObserver>(&mut self, m: Move, observer: &mut O) {
+        observer.on_do_move(self, m);
+        self.do_move(m);
+    }
+
+    /// Takes back `m` and tells `observer`.
+    #[inline]
+    pub fn undo_move_observed<O: MoveObserver>(&mut self, m: Move, observer: &mut O) {
+        self.undo_move(m);
+        observer.on_undo_move();
+    }
+
+    /// Makes a null move and tells `observer` about it first.
+    pub fn do_null_move_observed<O: MoveObserver>(&mut self, observer: &mut O) {
+        observer.on_do_null_move(self);
+        self.do_null_move();
+    }
+
+    /// Takes back a null move and tells `observer`.
+    pub fn undo_null_move_observed<O: MoveObserver>(&mut self, observer: &mut O) {
+        self.undo_null_move();
+        observer.on_undo_null_move();
     }
 
     /// Takes back `m`, which must be the last move made.

@@ -1,0 +1,3 @@
+//! Evaluation: the embedded default evaluation (no file needed) and YaneuraOu-compatible NNUE.
+
+pub mod nnue;
