@@ -37,7 +37,7 @@ unit:
 
 ## The library and perft tests again with the portable bitboard twin.
 test-portable:
-	$(CARGO) test --features portable --lib --test perft
+	$(CARGO) test --features portable --lib --test perft --test bench_signature
 
 ## Every perft row, including the deep ones (tens of minutes on two cores).
 perft-full:

@@ -85,7 +85,7 @@ fn magic_table(out: &mut String, name: &str, dirs: &[(i8, i8)], magics: &[u64; 8
     let mut shifts = Vec::new();
     let mut offsets = Vec::new();
     let mut attacks: Vec<(u64, u64)> = Vec::new();
-    for sq in 0..81 {
+    for (sq, &magic) in magics.iter().enumerate() {
         let mask = naive::relevant_mask(sq, dirs);
         assert_eq!(mask.0 & mask.1, 0, "{name}: halves overlap on square {sq}");
         let bits = mask.0.count_ones() + mask.1.count_ones();
@@ -97,7 +97,7 @@ fn magic_table(out: &mut String, name: &str, dirs: &[(i8, i8)], magics: &[u64; 8
         for index in 0..(1u64 << bits) {
             let occ = deposit(index, mask);
             let a = naive::slide(sq, dirs, occ);
-            let i = ((occ.0 | occ.1).wrapping_mul(magics[sq]) >> (64 - bits)) as usize;
+            let i = ((occ.0 | occ.1).wrapping_mul(magic) >> (64 - bits)) as usize;
             match slots[i] {
                 None => slots[i] = Some(a),
                 Some(b) => assert_eq!(a, b, "{name}: bad magic for square {sq}"),

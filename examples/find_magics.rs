@@ -61,7 +61,7 @@ fn find(sq: usize, dirs: &[(i8, i8)], seed: &mut u64) -> u64 {
 }
 
 fn main() {
-    let mut seed = 0x6d61_6769_63; // "magic"
+    let mut seed = 0x006d_6167_6963; // "magic"
     for (name, dirs) in [
         ("BISHOP", &naive::BISHOP_DIRS[..]),
         ("ROOK_RANK", &naive::ROOK_RANK_DIRS[..]),

@@ -1,4 +1,5 @@
-//! The `hayate` binary: USI on stdin/stdout by default; `perft` and `bench` subcommands.
+//! The `hayate` binary: USI on stdin/stdout by default; `perft` and `bench` subcommands for the
+//! command line.
 
 use clap::{Parser, Subcommand};
 use hayate::perft;
@@ -6,8 +7,16 @@ use hayate::position::{PieceLimits, Position, STARTPOS};
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "hayate", version, about = "Hayate, a USI shogi engine")]
+#[command(
+    name = "hayate",
+    version,
+    about = "Hayate, a USI shogi engine (USI on stdin/stdout without a subcommand)"
+)]
 struct Cli {
+    /// Defaults file for the USI options (else engine-options.toml next to the binary or in the
+    /// working directory).
+    #[arg(long, global = true)]
+    config: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -30,6 +39,12 @@ enum Command {
         /// Repeat the count this many times and report the median time.
         #[arg(long, default_value_t = 1)]
         reps: u32,
+    },
+    /// Search the bench positions (1 thread, 16 MB) and print the node total.
+    Bench {
+        /// Search depth.
+        #[arg(default_value_t = hayate::bench::DEFAULT_DEPTH)]
+        depth: i32,
     },
 }
 
@@ -98,6 +113,22 @@ fn run_perft(
     Ok(())
 }
 
+fn run_bench(depth: i32) {
+    let positions = hayate::bench::positions();
+    let result = hayate::bench::run(depth, |i, sfen, nodes| {
+        println!(
+            "Position {:>2}/{}: {nodes:>10} nodes  {sfen}",
+            i + 1,
+            positions.len()
+        );
+    });
+    let secs = result.elapsed.as_secs_f64().max(1e-6);
+    println!("===========================");
+    println!("Total time (ms) : {}", result.elapsed.as_millis());
+    println!("Nodes searched  : {}", result.nodes);
+    println!("Nodes/second    : {}", (result.nodes as f64 / secs) as u64);
+}
+
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
@@ -111,7 +142,17 @@ fn main() {
             no_bulk,
             reps,
         }) => run_perft(depth, sfen, divide, !no_bulk, reps),
-        None => Ok(()),
+        Some(Command::Bench { depth }) => {
+            run_bench(depth);
+            Ok(())
+        }
+        None => match hayate::usi::load_options(cli.config.as_deref()) {
+            Ok((options, problem)) => {
+                hayate::usi::run(options, problem);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        },
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -8,7 +8,7 @@
 
 mod movegen;
 mod rules;
-mod see;
+pub mod see;
 mod sfen;
 
 pub use movegen::{

@@ -387,6 +387,24 @@ impl MoveList {
     }
 
     #[inline(always)]
+    pub fn as_mut_slice(&mut self) -> &mut [Move] {
+        // SAFETY: as in `as_slice`; the slice borrows `self` mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<Move>(), self.len) }
+    }
+
+    /// Forgets every move.
+    #[inline(always)]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Whether unnecessary non-promotions are generated.
+    #[inline(always)]
+    pub fn all_moves(&self) -> bool {
+        self.all_moves
+    }
+
+    #[inline(always)]
     pub fn iter(&self) -> std::slice::Iter<'_, Move> {
         self.as_slice().iter()
     }

@@ -1,0 +1,464 @@
+//! The alpha-beta search proper: principal variation search over the staged move picker, with
+//! the transposition table, and quiescence search at the horizon.
+//!
+//! Node types are compile-time flags (`PV`, `ROOT`). The body is written in numbered steps; the
+//! pruning and extension steps of a Stockfish-style search slot in between them.
+
+use super::iterate::draw_value;
+use super::movepick::MovePicker;
+use super::params;
+use super::report::ScoreBound;
+use super::thread::{SharedState, Worker};
+use super::tt::Bound;
+use crate::position::{Declaration, Repetition};
+use crate::types::{
+    mate_in, mated_in, Depth, Move, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATED_IN_MAX_PLY,
+    VALUE_MATE_IN_MAX_PLY, VALUE_NONE,
+};
+
+/// Mate scores are stored in the table relative to the node, not the root.
+#[inline]
+pub fn value_to_tt(v: Value, ply: i32) -> Value {
+    if v >= VALUE_MATE_IN_MAX_PLY {
+        v + ply
+    } else if v <= VALUE_MATED_IN_MAX_PLY {
+        v - ply
+    } else {
+        v
+    }
+}
+
+#[inline]
+pub fn value_from_tt(v: Value, ply: i32) -> Value {
+    if v == VALUE_NONE {
+        v
+    } else if v >= VALUE_MATE_IN_MAX_PLY {
+        v - ply
+    } else if v <= VALUE_MATED_IN_MAX_PLY {
+        v + ply
+    } else {
+        v
+    }
+}
+
+/// How many nodes pass between the main thread's time checks.
+const CHECK_INTERVAL: u64 = 2048;
+
+impl Worker {
+    /// Counts a node; the main thread checks its limits every `CHECK_INTERVAL` nodes.
+    #[inline(always)]
+    fn visit(&mut self, shared: &SharedState) {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(CHECK_INTERVAL) {
+            if self.id == 0 {
+                self.check_time(shared);
+            } else {
+                self.publish_nodes(shared);
+            }
+        }
+    }
+
+    /// The verdict of the shogi rules at a node before searching it, if any: repetition (with
+    /// perpetual check and superior/inferior positions), the move limit, declaration.
+    #[inline]
+    fn rule_verdict(&self, shared: &SharedState, ply: i32) -> Option<Value> {
+        let pos = &self.pos;
+        match pos.repetition(16 + ply as usize) {
+            Repetition::None => {}
+            Repetition::Draw => {
+                return Some(draw_value(shared, self.root_color, pos.side_to_move()))
+            }
+            Repetition::Win => return Some(mate_in(ply)),
+            Repetition::Lose => return Some(mated_in(ply)),
+            Repetition::Superior => return Some(params::SuperiorValue()),
+            Repetition::Inferior => return Some(-params::SuperiorValue()),
+        }
+        if pos.is_move_limit_reached(shared.config.max_moves_to_draw) {
+            // Drawn, unless the side to move is already mated.
+            let mated = pos.in_check() && crate::position::MoveList::legal(pos, false).is_empty();
+            return Some(if mated {
+                mated_in(ply)
+            } else {
+                draw_value(shared, self.root_color, pos.side_to_move())
+            });
+        }
+        if pos.declaration(shared.config.entering_king_rule) == Declaration::Win {
+            return Some(mate_in(ply + 1));
+        }
+        None
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn search<const PV: bool, const ROOT: bool>(
+        &mut self,
+        mut alpha: Value,
+        mut beta: Value,
+        depth: Depth,
+        ply: i32,
+        cut_node: bool,
+        shared: &SharedState,
+    ) -> Value {
+        // Step 1. Quiescence search at the horizon.
+        if depth <= 0 {
+            return self.qsearch::<PV>(alpha, beta, ply, shared);
+        }
+        debug_assert!(-VALUE_INFINITE <= alpha && alpha < beta && beta <= VALUE_INFINITE);
+        let _ = cut_node;
+        self.visit(shared);
+        let u = ply as usize;
+        if PV {
+            self.pv.clear(u);
+            self.sel_depth = self.sel_depth.max(ply + 1);
+        }
+
+        // Step 2. Stop, rules (repetition, move limit, declaration), maximum ply. At the root only
+        // the move limit matters: a game already over by it is a draw whatever is played.
+        if ROOT
+            && self
+                .pos
+                .is_move_limit_reached(shared.config.max_moves_to_draw)
+        {
+            let v = draw_value(shared, self.root_color, self.pos.side_to_move());
+            for rm in &mut self.root_moves {
+                rm.score = v;
+                rm.pv.truncate(1);
+            }
+            return v;
+        }
+        if !ROOT {
+            if shared.stopped() {
+                return 0;
+            }
+            if let Some(v) = self.rule_verdict(shared, ply) {
+                return v;
+            }
+            if ply >= MAX_PLY - 1 {
+                return if self.pos.in_check() {
+                    0
+                } else {
+                    self.eval.evaluate(&self.pos)
+                };
+            }
+            // Step 3. Mate distance pruning.
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(mate_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        // Step 4. Transposition table lookup.
+        let key = self.pos.key();
+        let (tt_hit, slot) = shared.tt.probe(key);
+        let tt_value = tt_hit.map_or(VALUE_NONE, |d| value_from_tt(d.value, ply));
+        let tt_move = if ROOT {
+            Some(self.root_moves[self.pv_idx].mv)
+        } else {
+            tt_hit.and_then(|d| d.mv)
+        };
+        if !PV {
+            if let Some(d) = tt_hit {
+                let cut = if tt_value >= beta {
+                    Bound::Lower
+                } else {
+                    Bound::Upper
+                };
+                if d.depth >= depth && tt_value != VALUE_NONE && d.bound.includes(cut) {
+                    return tt_value;
+                }
+            }
+        }
+
+        // Step 5. Static evaluation.
+        let in_check = self.pos.in_check();
+        let static_eval = if in_check {
+            VALUE_NONE
+        } else {
+            match tt_hit {
+                Some(d) if d.eval != VALUE_NONE => d.eval,
+                _ => self.eval.evaluate(&self.pos),
+            }
+        };
+        self.stack[u].static_eval = static_eval;
+        self.stack[u + 2].killers = [None; 2];
+
+        // Step 6. Loop through the moves.
+        let us = self.pos.side_to_move();
+        let mut best_value = -VALUE_INFINITE;
+        let mut best_move: Option<Move> = None;
+        let mut move_count = 0;
+        let mut quiets_tried: [Option<Move>; 32] = [None; 32];
+        let mut quiet_count = 0;
+        let all_moves = shared.config.generate_all_moves;
+        let mut picker = MovePicker::new(&self.pos, tt_move, self.stack[u].killers, all_moves);
+        let mut root_index = self.pv_idx;
+        loop {
+            let m = if ROOT {
+                if root_index >= self.root_moves.len() {
+                    break;
+                }
+                root_index += 1;
+                self.root_moves[root_index - 1].mv
+            } else {
+                match picker.next(&self.pos, &self.history) {
+                    Some(m) => m,
+                    None => break,
+                }
+            };
+            if !ROOT && !self.pos.is_legal(m) {
+                continue;
+            }
+            move_count += 1;
+            let is_quiet = !self.pos.is_capture(m) && !m.is_promotion();
+
+            // Step 7. Make the move and search it (PVS).
+            self.stack[u].current_move = Some(m);
+            self.pos.do_move_observed(m, &mut self.eval);
+            shared.tt.prefetch(self.pos.key());
+            let new_depth = depth - 1;
+            let mut value;
+            if !PV || move_count > 1 {
+                value = -self.search::<false, false>(
+                    -alpha - 1,
+                    -alpha,
+                    new_depth,
+                    ply + 1,
+                    !cut_node,
+                    shared,
+                );
+                if PV && value > alpha && (ROOT || value < beta) {
+                    value = -self.search::<true, false>(
+                        -beta,
+                        -alpha,
+                        new_depth,
+                        ply + 1,
+                        false,
+                        shared,
+                    );
+                }
+            } else {
+                value =
+                    -self.search::<true, false>(-beta, -alpha, new_depth, ply + 1, false, shared);
+            }
+            self.pos.undo_move_observed(m, &mut self.eval);
+
+            // Step 8. Results.
+            if shared.stopped() {
+                return 0;
+            }
+            if ROOT {
+                let sel_depth = self.sel_depth;
+                let child_pv = self.pv.line(u + 1);
+                let rm = self
+                    .root_moves
+                    .iter_mut()
+                    .find(|r| r.mv == m)
+                    .expect("root moves come from the list");
+                if move_count == 1 || value > alpha {
+                    rm.score = value;
+                    rm.sel_depth = sel_depth;
+                    rm.bound = if value >= beta {
+                        ScoreBound::Lower
+                    } else if value <= alpha {
+                        ScoreBound::Upper
+                    } else {
+                        ScoreBound::Exact
+                    };
+                    rm.pv.clear();
+                    rm.pv.push(m);
+                    rm.pv.extend(child_pv);
+                } else {
+                    // Only the best move's score is exact; the others are upper bounds.
+                    rm.score = -VALUE_INFINITE;
+                }
+            }
+            if value > best_value {
+                best_value = value;
+                if value > alpha {
+                    best_move = Some(m);
+                    if PV && !ROOT {
+                        self.pv.update(u, m);
+                    }
+                    if value >= beta {
+                        break;
+                    }
+                    alpha = value;
+                }
+            }
+            if is_quiet && Some(m) != best_move && quiet_count < quiets_tried.len() {
+                quiets_tried[quiet_count] = Some(m);
+                quiet_count += 1;
+            }
+        }
+
+        // Step 9. No legal move: in shogi that loses, in check or not.
+        if move_count == 0 {
+            return mated_in(ply);
+        }
+
+        // Step 10. Histories and killers for a quiet cut-off move.
+        if let Some(bm) = best_move {
+            if best_value >= beta && !self.pos.is_capture(bm) && !bm.is_promotion() {
+                let bonus = super::history::stat_bonus(depth);
+                self.history.update_butterfly(us, bm, bonus);
+                for q in quiets_tried[..quiet_count].iter().flatten() {
+                    self.history.update_butterfly(us, *q, -bonus);
+                }
+                let k = &mut self.stack[u].killers;
+                if k[0] != Some(bm) {
+                    k[1] = k[0];
+                    k[0] = Some(bm);
+                }
+            }
+        }
+
+        // Step 11. Store in the table.
+        let bound = if best_value >= beta {
+            Bound::Lower
+        } else if PV && best_move.is_some() {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        shared.tt.store(
+            slot,
+            key,
+            best_move,
+            value_to_tt(best_value, ply),
+            static_eval,
+            depth,
+            bound,
+            PV,
+        );
+        best_value
+    }
+
+    /// Quiescence search: captures and pawn promotions (all evasions when in check) until the
+    /// position is quiet, standing pat on the static evaluation.
+    pub(super) fn qsearch<const PV: bool>(
+        &mut self,
+        mut alpha: Value,
+        beta: Value,
+        ply: i32,
+        shared: &SharedState,
+    ) -> Value {
+        self.visit(shared);
+        let u = ply as usize;
+        if PV {
+            self.pv.clear(u);
+            self.sel_depth = self.sel_depth.max(ply + 1);
+        }
+        if shared.stopped() {
+            return 0;
+        }
+        let in_check = self.pos.in_check();
+        if ply >= MAX_PLY - 1 {
+            return if in_check {
+                0
+            } else {
+                self.eval.evaluate(&self.pos)
+            };
+        }
+
+        let key = self.pos.key();
+        let (tt_hit, slot) = shared.tt.probe(key);
+        let tt_value = tt_hit.map_or(VALUE_NONE, |d| value_from_tt(d.value, ply));
+        if !PV {
+            if let Some(d) = tt_hit {
+                let cut = if tt_value >= beta {
+                    Bound::Lower
+                } else {
+                    Bound::Upper
+                };
+                if tt_value != VALUE_NONE && d.bound.includes(cut) {
+                    return tt_value;
+                }
+            }
+        }
+
+        // Stand pat.
+        let (mut best_value, static_eval) = if in_check {
+            (-VALUE_INFINITE, VALUE_NONE)
+        } else {
+            let e = match tt_hit {
+                Some(d) if d.eval != VALUE_NONE => d.eval,
+                _ => self.eval.evaluate(&self.pos),
+            };
+            if e >= beta {
+                if tt_hit.is_none() {
+                    shared.tt.store(
+                        slot,
+                        key,
+                        None,
+                        value_to_tt(e, ply),
+                        e,
+                        -1,
+                        Bound::Lower,
+                        false,
+                    );
+                }
+                return e;
+            }
+            (e, e)
+        };
+        alpha = alpha.max(best_value);
+
+        let mut best_move = None;
+        let mut move_count = 0;
+        let mut picker = MovePicker::new_qsearch(
+            &self.pos,
+            tt_hit.and_then(|d| d.mv),
+            shared.config.generate_all_moves,
+        );
+        while let Some(m) = picker.next(&self.pos, &self.history) {
+            if !self.pos.is_legal(m) {
+                continue;
+            }
+            move_count += 1;
+            // Losing captures are not worth it unless escaping check.
+            if !in_check && best_value > VALUE_MATED_IN_MAX_PLY && !self.pos.see_ge(m, 0) {
+                continue;
+            }
+            self.pos.do_move_observed(m, &mut self.eval);
+            shared.tt.prefetch(self.pos.key());
+            let value = -self.qsearch::<PV>(-beta, -alpha, ply + 1, shared);
+            self.pos.undo_move_observed(m, &mut self.eval);
+            if shared.stopped() {
+                return 0;
+            }
+            if value > best_value {
+                best_value = value;
+                if value > alpha {
+                    best_move = Some(m);
+                    if PV {
+                        self.pv.update(u, m);
+                    }
+                    if value >= beta {
+                        break;
+                    }
+                    alpha = value;
+                }
+            }
+        }
+        if in_check && move_count == 0 {
+            return mated_in(ply);
+        }
+        let bound = if best_value >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
+        let depth = if in_check { 0 } else { -1 };
+        shared.tt.store(
+            slot,
+            key,
+            best_move,
+            value_to_tt(best_value, ply),
+            static_eval,
+            depth,
+            bound,
+            PV,
+        );
+        best_value
+    }
+}

@@ -1,0 +1,309 @@
+//! The root: root-move list, iterative deepening with aspiration windows, MultiPV, time checks
+//! and progress reports (main thread), and the decisions taken before any search (no legal move,
+//! declaration).
+
+use super::params;
+use super::report::{BestMove, ScoreBound, SearchInfo};
+use super::thread::{RootMove, SharedState, Worker};
+use super::time;
+use crate::position::{Declaration, MoveList, Position};
+use crate::types::{Move, Score, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATE};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+impl Worker {
+    /// The main thread's search: decides at the root, iterates, waits out ponder/infinite, and
+    /// returns what to play (the caller runs the thread vote on `BestMove::Move`).
+    pub fn search_main(&mut self, shared: &Arc<SharedState>) -> BestMove {
+        self.clock_start = shared.start;
+        self.time_plan = None;
+        self.stop_at = None;
+        if !shared.control.pondering.load(Ordering::SeqCst) {
+            self.time_plan = time::plan(
+                &shared.limits,
+                self.pos.side_to_move(),
+                self.pos.game_ply(),
+                &shared.config.time,
+            );
+        }
+        let decided = match self.pos.declaration(shared.config.entering_king_rule) {
+            Declaration::Win => Some(BestMove::Win),
+            Declaration::TryMove(m) => Some(BestMove::Move {
+                best: m,
+                ponder: None,
+            }),
+            Declaration::None | Declaration::Draw => None,
+        };
+        self.init_root_moves(shared);
+        let result = if let Some(d) = decided {
+            d
+        } else if self.root_moves.is_empty() {
+            BestMove::Resign
+        } else {
+            self.iterate(shared);
+            BestMove::Move {
+                best: self.root_moves[0].mv,
+                ponder: None,
+            }
+        };
+        // A pondering or infinite search reports only after `stop` (or, pondering, `ponderhit`).
+        while !shared.stopped()
+            && (shared.control.pondering.load(Ordering::SeqCst) || shared.limits.infinite)
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.publish_nodes(shared);
+        result
+    }
+
+    /// A helper thread's search: the same iterative deepening, silently.
+    pub fn search_helper(&mut self, shared: &Arc<SharedState>) {
+        self.root_color = self.pos.side_to_move();
+        self.init_root_moves(shared);
+        if !self.root_moves.is_empty() {
+            self.iterate(shared);
+        }
+        self.publish_nodes(shared);
+    }
+
+    fn init_root_moves(&mut self, shared: &SharedState) {
+        self.root_color = self.pos.side_to_move();
+        self.nodes = 0;
+        self.completed_depth = 0;
+        self.sel_depth = 0;
+        self.stack
+            .iter_mut()
+            .for_each(|f| *f = super::thread::Frame::default());
+        let legal = MoveList::legal(&self.pos, shared.config.generate_all_moves);
+        let only = &shared.limits.searchmoves;
+        self.root_moves = legal
+            .iter()
+            .filter(|m| only.is_empty() || only.contains(m))
+            .map(|&m| RootMove::new(m))
+            .collect();
+    }
+
+    #[inline]
+    pub(super) fn publish_nodes(&self, shared: &SharedState) {
+        shared.nodes[self.id].0.store(self.nodes, Ordering::Relaxed);
+    }
+
+    fn elapsed_ms(&self) -> u64 {
+        self.clock_start.elapsed().as_millis() as u64
+    }
+
+    /// Main thread, every few thousand nodes: stop on the hard deadline or the node limit, and
+    /// switch from pondering to timed thinking after a ponder hit.
+    pub(super) fn check_time(&mut self, shared: &SharedState) {
+        self.publish_nodes(shared);
+        if shared.control.pondering.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some(limit) = shared.limits.nodes {
+            if shared.total_nodes() >= limit {
+                shared.control.stop();
+                return;
+            }
+        }
+        self.apply_ponderhit(shared);
+        if let Some(plan) = self.time_plan {
+            let elapsed = self.elapsed_ms();
+            let deadline = self.stop_at.unwrap_or(plan.maximum);
+            if elapsed >= deadline {
+                shared.control.stop();
+            }
+        }
+    }
+
+    /// After a ponder hit: the clock starts at the hit and, for Early Ponder, the times come with it.
+    fn apply_ponderhit(&mut self, shared: &SharedState) {
+        let hit = shared
+            .control
+            .ponderhit
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(hit) = hit {
+            self.clock_start = hit.at;
+            let limits = hit.limits.unwrap_or_else(|| shared.limits.clone());
+            self.time_plan = time::plan(
+                &limits,
+                self.pos.side_to_move(),
+                self.pos.game_ply(),
+                &shared.config.time,
+            );
+            self.stop_at = None;
+        }
+    }
+
+    fn iterate(&mut self, shared: &Arc<SharedState>) {
+        let main = self.id == 0;
+        let max_depth = shared
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY - 1)
+            .clamp(1, MAX_PLY - 1);
+        let multi_pv = shared.config.multi_pv.clamp(1, self.root_moves.len());
+        let mut stop_on_ponderhit = false;
+        for depth in 1..=max_depth {
+            if shared.stopped() {
+                break;
+            }
+            self.root_depth = depth;
+            for rm in &mut self.root_moves {
+                rm.previous_score = rm.score;
+            }
+            for pv_idx in 0..multi_pv {
+                self.pv_idx = pv_idx;
+                self.sel_depth = 0;
+                let prev = self.root_moves[pv_idx].previous_score;
+                let mut delta = params::AspirationDelta();
+                let (mut alpha, mut beta) =
+                    if depth >= params::AspirationMinDepth() && prev.abs() < VALUE_INFINITE {
+                        (
+                            (prev - delta).max(-VALUE_INFINITE),
+                            (prev + delta).min(VALUE_INFINITE),
+                        )
+                    } else {
+                        (-VALUE_INFINITE, VALUE_INFINITE)
+                    };
+                loop {
+                    let value = self.search::<true, true>(alpha, beta, depth, 0, false, shared);
+                    self.root_moves[pv_idx..].sort_by_key(|r| std::cmp::Reverse(r.score));
+                    if shared.stopped() {
+                        break;
+                    }
+                    if main && (value <= alpha || value >= beta) && self.elapsed_ms() > 3000 {
+                        self.report(shared, depth, multi_pv);
+                    }
+                    if value <= alpha {
+                        beta = (alpha + beta) / 2;
+                        alpha = (value - delta).max(-VALUE_INFINITE);
+                    } else if value >= beta {
+                        beta = (value + delta).min(VALUE_INFINITE);
+                    } else {
+                        break;
+                    }
+                    delta += delta / 2;
+                }
+                self.root_moves[..=pv_idx].sort_by_key(|r| std::cmp::Reverse(r.score));
+                if main
+                    && (pv_idx + 1 == multi_pv || self.elapsed_ms() > 3000)
+                    && !self.partial_result(shared)
+                {
+                    self.report(shared, depth, pv_idx + 1);
+                }
+            }
+            if !shared.stopped() {
+                self.completed_depth = depth;
+            }
+            if !main || shared.stopped() {
+                continue;
+            }
+            // Main thread: is another iteration worth starting?
+            let best = self.root_moves[0].score;
+            let mate_proven =
+                best.abs() >= VALUE_MATE - MAX_PLY && VALUE_MATE - best.abs() <= depth;
+            let done_by_time = self.time_plan.is_some_and(|plan| {
+                let single = self.root_moves.len() == 1;
+                single
+                    || self.elapsed_ms() * 100
+                        >= plan.optimum * params::NewIterationPercent() as u64
+            });
+            if mate_proven && shared.limits.depth.is_none() || done_by_time {
+                if shared.control.pondering.load(Ordering::SeqCst) {
+                    stop_on_ponderhit = true;
+                } else if let (Some(plan), true) = (self.time_plan, done_by_time) {
+                    // Use the time already paid for on the server's clock, then stop.
+                    let at = plan.stop_time(self.elapsed_ms());
+                    if at <= self.elapsed_ms() {
+                        shared.control.stop();
+                    } else {
+                        self.stop_at = Some(at);
+                    }
+                } else if !shared.limits.infinite {
+                    shared.control.stop();
+                }
+            }
+            if stop_on_ponderhit && !shared.control.pondering.load(Ordering::SeqCst) {
+                shared.control.stop();
+            }
+        }
+        if main && !shared.stopped() && stop_on_ponderhit {
+            // Finished early while pondering: stop as soon as the ponder hit arrives.
+            while !shared.stopped() && shared.control.pondering.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            shared.control.stop();
+        }
+    }
+
+    /// Whether the current iteration was cut short before its first move was fully searched.
+    fn partial_result(&self, shared: &SharedState) -> bool {
+        shared.stopped() && self.root_moves[0].score == -VALUE_INFINITE
+    }
+
+    /// Reports the first `lines` principal variations.
+    fn report(&self, shared: &SharedState, depth: i32, lines: usize) {
+        let elapsed = shared.start.elapsed().max(Duration::from_millis(1));
+        let nodes = shared.total_nodes().max(self.nodes);
+        let hashfull = shared.tt.hashfull();
+        for (i, rm) in self.root_moves.iter().take(lines).enumerate() {
+            let updated = rm.score != -VALUE_INFINITE;
+            if !updated && i > 0 {
+                continue;
+            }
+            let (d, v) = if updated {
+                (depth, rm.score)
+            } else {
+                ((depth - 1).max(1), rm.previous_score)
+            };
+            if v.abs() > VALUE_INFINITE - 1 {
+                continue;
+            }
+            let bound = if i == self.pv_idx && updated {
+                rm.bound
+            } else {
+                ScoreBound::Exact
+            };
+            shared.reporter.info(&SearchInfo {
+                depth: d,
+                sel_depth: rm.sel_depth.max(d),
+                time_ms: elapsed.as_millis() as u64,
+                nodes,
+                nps: (nodes as f64 / elapsed.as_secs_f64()) as u64,
+                hashfull,
+                score: Score::from_value(v),
+                bound,
+                multipv: i + 1,
+                pv: rm.pv.clone(),
+            });
+        }
+    }
+
+    /// The expected reply to `best`, from the table, when the PV has none.
+    pub fn ponder_from_tt(&self, shared: &SharedState, best: Move) -> Option<Move> {
+        let mut pos: Position = self.pos.clone();
+        pos.do_move(best);
+        let (found, _) = shared.tt.probe(pos.key());
+        found.and_then(|d| d.mv).filter(|&m| pos.is_legal_move(m))
+    }
+}
+
+/// The root value a draw is worth for the side to move.
+pub fn draw_value(
+    shared: &SharedState,
+    root_color: crate::types::Color,
+    stm: crate::types::Color,
+) -> Value {
+    let v = match root_color {
+        crate::types::Color::Black => shared.config.draw_value_black,
+        crate::types::Color::White => shared.config.draw_value_white,
+    };
+    if stm == root_color {
+        v
+    } else {
+        -v
+    }
+}

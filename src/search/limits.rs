@@ -1,0 +1,35 @@
+//! What a `go` asks for, as plain data (the USI layer fills it; `time.rs` turns it into deadlines).
+
+use crate::types::Move;
+
+/// Search limits. Times are in milliseconds; `None` means "not given".
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Remaining clock time of black and white.
+    pub time: [Option<u64>; 2],
+    /// Fischer increment of black and white.
+    pub inc: [u64; 2],
+    pub byoyomi: u64,
+    pub movetime: Option<u64>,
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    /// `go mate`: the time limit in ms, `None` for infinite.
+    pub mate: Option<Option<u64>>,
+    pub infinite: bool,
+    pub ponder: bool,
+    /// Restrict the root to these moves (empty: all).
+    pub searchmoves: Vec<Move>,
+}
+
+impl Limits {
+    /// Whether any clock information was given (a plain `go ponder` carries none).
+    pub fn has_clock(&self) -> bool {
+        self.time.iter().any(Option::is_some) || self.byoyomi > 0 || self.inc.iter().any(|&i| i > 0)
+    }
+
+    /// Whether time management applies (otherwise the search runs until a depth/node limit or
+    /// `stop`).
+    pub fn uses_time(&self) -> bool {
+        !self.infinite && (self.movetime.is_some() || self.has_clock())
+    }
+}

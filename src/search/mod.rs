@@ -1,0 +1,24 @@
+//! The search: iterative deepening over a principal variation search with a shared lockless
+//! transposition table, run on Lazy SMP threads.
+//!
+//! Files: `limits.rs` (what `go` asks for), `time.rs` (deadlines), `thread.rs` (thread pool,
+//! shared state, per-thread data, best-thread vote), `iterate.rs` (root, iterative deepening,
+//! aspiration windows, reports), `alphabeta.rs` (search and quiescence search), `movepick.rs`
+//! (staged move ordering), `history.rs` (ordering statistics), `tt.rs` (transposition table),
+//! `params.rs` (every tunable), `report.rs` (the `Reporter` trait: the search never prints).
+
+mod alphabeta;
+pub mod history;
+mod iterate;
+pub mod limits;
+pub mod movepick;
+pub mod params;
+pub mod report;
+pub mod thread;
+pub mod time;
+pub mod tt;
+
+pub use limits::Limits;
+pub use report::{BestMove, Reporter, ScoreBound, SearchInfo, SilentReporter};
+pub use thread::{SearchConfig, SearchControl, ThreadPool};
+pub use tt::TranspositionTable;

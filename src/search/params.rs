@@ -1,0 +1,99 @@
+//! Every search tunable, named, in one place.
+//!
+//! Without the `tune` feature each parameter is a `const fn` returning its default, so it costs
+//! nothing. With `--features tune` each becomes an atomic that the USI layer exposes as a spin
+//! option of the same name (for SPSA tuners such as shogiarena's).
+
+macro_rules! params {
+    ($($(#[$doc:meta])* $name:ident = $default:expr, $min:expr, $max:expr;)*) => {
+        #[cfg(not(feature = "tune"))]
+        mod values {
+            $(
+                $(#[$doc])*
+                #[inline(always)]
+                #[allow(non_snake_case)]
+                pub const fn $name() -> i32 {
+                    $default
+                }
+            )*
+        }
+
+        #[cfg(feature = "tune")]
+        mod values {
+            use std::sync::atomic::{AtomicI32, Ordering};
+            $(
+                #[allow(non_upper_case_globals)]
+                pub static $name: AtomicI32 = AtomicI32::new($default);
+            )*
+            $(
+                $(#[$doc])*
+                #[inline(always)]
+                #[allow(non_snake_case)]
+                pub fn $name() -> i32 {
+                    self::$name.load(Ordering::Relaxed)
+                }
+            )*
+        }
+
+        pub use values::*;
+
+        /// One tunable: its name, default and range.
+        pub struct Param {
+            pub name: &'static str,
+            pub default: i32,
+            pub min: i32,
+            pub max: i32,
+        }
+
+        /// Every tunable, for the USI options of a `tune` build and for tests.
+        pub const ALL: &[Param] = &[
+            $(Param { name: stringify!($name), default: $default, min: $min, max: $max },)*
+        ];
+
+        /// Sets a tunable by name (`tune` builds); false if unknown or out of range.
+        #[cfg(feature = "tune")]
+        pub fn set(name: &str, value: i32) -> bool {
+            use std::sync::atomic::Ordering;
+            $(
+                if name == stringify!($name) {
+                    if !($min..=$max).contains(&value) {
+                        return false;
+                    }
+                    values::$name.store(value, Ordering::Relaxed);
+                    return true;
+                }
+            )*
+            false
+        }
+    };
+}
+
+params! {
+    /// First aspiration window half-width.
+    AspirationDelta = 18, 5, 60;
+    /// Aspiration is used from this root depth on.
+    AspirationMinDepth = 4, 1, 10;
+    /// Value of a repetition where the side to move holds strictly more in hand.
+    SuperiorValue = 600, 0, 3000;
+    /// Maximum history score (gravity bound).
+    HistoryMax = 16384, 1000, 32000;
+    /// History bonus per depth squared.
+    HistoryBonusScale = 32, 1, 200;
+    /// Maximum history bonus per update.
+    HistoryBonusMax = 1500, 100, 8000;
+    /// Soft time limit: percentage of the optimum after which no new iteration starts.
+    NewIterationPercent = 60, 20, 100;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_in_range() {
+        for p in ALL {
+            assert!(p.min <= p.default && p.default <= p.max, "{}", p.name);
+        }
+        assert_eq!(AspirationDelta(), ALL[0].default);
+    }
+}

@@ -1,0 +1,59 @@
+//! How the search tells the outside world what it found: the `Reporter` trait. The USI layer
+//! implements it; the search never prints.
+
+use crate::types::{Move, Score};
+
+/// Which side of the aspiration window a reported score lies on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ScoreBound {
+    Exact,
+    /// The true score is at least this (fail high).
+    Lower,
+    /// The true score is at most this (fail low).
+    Upper,
+}
+
+/// One line of search progress.
+#[derive(Clone, Debug)]
+pub struct SearchInfo {
+    pub depth: i32,
+    pub sel_depth: i32,
+    pub time_ms: u64,
+    pub nodes: u64,
+    pub nps: u64,
+    pub hashfull: u32,
+    pub score: Score,
+    pub bound: ScoreBound,
+    /// 1-based index of the line (MultiPV).
+    pub multipv: usize,
+    pub pv: Vec<Move>,
+}
+
+/// The final answer of a search.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BestMove {
+    Move {
+        best: Move,
+        ponder: Option<Move>,
+    },
+    /// No legal move, or the position is hopeless (ResignValue).
+    Resign,
+    /// Entering-king declaration under the rule in force.
+    Win,
+}
+
+pub trait Reporter: Send + Sync {
+    fn info(&self, info: &SearchInfo);
+    /// Free text for the user (`info string`).
+    fn message(&self, text: &str);
+    fn best_move(&self, best: BestMove);
+}
+
+/// A reporter that drops everything (bench, tests).
+pub struct SilentReporter;
+
+impl Reporter for SilentReporter {
+    fn info(&self, _: &SearchInfo) {}
+    fn message(&self, _: &str) {}
+    fn best_move(&self, _: BestMove) {}
+}

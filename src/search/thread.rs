@@ -1,0 +1,455 @@
+//! Threads: the pool that runs a search, the state every thread shares, and each thread's own
+//! data.
+//!
+//! All cross-thread state lives in [`SharedState`] (behind an `Arc`): the transposition table,
+//! the control flags (`stop`, pondering), per-thread node counters, the limits and the reporter.
+//! Each [`Worker`] owns its position, evaluator, histories and root moves; workers persist across
+//! searches (histories carry over) and move into the search threads for the duration of a `go`.
+//!
+//! A `go` spawns one coordinator thread that runs the main worker itself and the helpers as
+//! scoped threads (Lazy SMP: all search the same root, sharing only the table). When the main
+//! worker stops, it waits out `ponder`/`infinite`, stops the helpers, picks the best thread by
+//! vote and reports `bestmove`. Exactly one `bestmove` per `go`.
+
+use super::limits::Limits;
+use super::report::{BestMove, Reporter};
+use super::time::{TimeOptions, TimePlan};
+use super::tt::TranspositionTable;
+use crate::eval::Evaluator;
+use crate::position::{DeclarationRule, Position};
+use crate::types::{Move, Value, MAX_PLY};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// Stack size of search threads (deep recursion with move lists on the stack).
+const STACK_SIZE: usize = 64 * 1024 * 1024;
+
+/// Search settings taken from the USI options when a search starts.
+#[derive(Clone, Debug)]
+pub struct SearchConfig {
+    pub multi_pv: usize,
+    /// The value of a draw for the engine when it plays black / white (from its own view).
+    pub draw_value_black: Value,
+    pub draw_value_white: Value,
+    /// 0: no limit; otherwise the game is drawn when the ply about to be played exceeds it.
+    pub max_moves_to_draw: u32,
+    pub entering_king_rule: DeclarationRule,
+    /// Generate unnecessary non-promotions too.
+    pub generate_all_moves: bool,
+    /// Resign when the best score is below `-resign_value` (no resignation at 99999 or more).
+    pub resign_value: Value,
+    pub time: TimeOptions,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            multi_pv: 1,
+            draw_value_black: -2,
+            draw_value_white: -2,
+            max_moves_to_draw: 0,
+            entering_king_rule: DeclarationRule::CSARule27,
+            generate_all_moves: false,
+            resign_value: 99999,
+            time: TimeOptions::default(),
+        }
+    }
+}
+
+/// What `ponderhit` brings: when it arrived and, for Early Ponder, the clock it carries.
+#[derive(Clone, Debug)]
+pub struct PonderHit {
+    pub at: Instant,
+    pub limits: Option<Limits>,
+}
+
+/// The flags the USI reader thread flips while a search runs.
+#[derive(Default)]
+pub struct SearchControl {
+    pub stop: AtomicBool,
+    /// True while the search runs in ponder mode (until `ponderhit` or `stop`).
+    pub pondering: AtomicBool,
+    pub ponderhit: Mutex<Option<PonderHit>>,
+}
+
+impl SearchControl {
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Switches a pondering search to normal thinking.
+    pub fn ponderhit(&self, limits: Option<Limits>) {
+        *self.ponderhit.lock().unwrap_or_else(|e| e.into_inner()) = Some(PonderHit {
+            at: Instant::now(),
+            limits,
+        });
+        self.pondering.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A node counter on its own cache line.
+#[derive(Default)]
+#[repr(align(64))]
+pub struct NodeCounter(pub AtomicU64);
+
+/// Everything the threads of one search share.
+pub struct SharedState {
+    pub tt: Arc<TranspositionTable>,
+    pub control: Arc<SearchControl>,
+    pub nodes: Vec<NodeCounter>,
+    pub limits: Limits,
+    pub config: SearchConfig,
+    pub start: Instant,
+    pub reporter: Arc<dyn Reporter>,
+}
+
+impl SharedState {
+    pub fn total_nodes(&self) -> u64 {
+        self.nodes.iter().map(|n| n.0.load(Ordering::Relaxed)).sum()
+    }
+
+    #[inline(always)]
+    pub fn stopped(&self) -> bool {
+        self.control.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// A root move with what the search learned about it.
+#[derive(Clone, Debug)]
+pub struct RootMove {
+    pub mv: Move,
+    pub score: Value,
+    pub previous_score: Value,
+    /// Whether `score` is exact or only a bound (the aspiration window failed).
+    pub bound: super::report::ScoreBound,
+    pub sel_depth: i32,
+    pub pv: Vec<Move>,
+}
+
+impl RootMove {
+    pub fn new(mv: Move) -> RootMove {
+        RootMove {
+            mv,
+            score: -crate::types::VALUE_INFINITE,
+            previous_score: -crate::types::VALUE_INFINITE,
+            bound: super::report::ScoreBound::Exact,
+            sel_depth: 0,
+            pv: vec![mv],
+        }
+    }
+}
+
+/// Per-ply search state.
+#[derive(Clone, Copy)]
+pub struct Frame {
+    pub killers: [Option<Move>; 2],
+    pub static_eval: Value,
+    pub current_move: Option<Move>,
+}
+
+impl Default for Frame {
+    fn default() -> Frame {
+        Frame {
+            killers: [None; 2],
+            static_eval: crate::types::VALUE_NONE,
+            current_move: None,
+        }
+    }
+}
+
+/// Triangular principal-variation table.
+pub struct PvTable {
+    moves: Vec<[Option<Move>; MAX_PLY as usize + 2]>,
+    len: Vec<usize>,
+}
+
+impl Default for PvTable {
+    fn default() -> PvTable {
+        PvTable {
+            moves: vec![[None; MAX_PLY as usize + 2]; MAX_PLY as usize + 2],
+            len: vec![0; MAX_PLY as usize + 2],
+        }
+    }
+}
+
+impl PvTable {
+    #[inline(always)]
+    pub fn clear(&mut self, ply: usize) {
+        self.len[ply] = 0;
+    }
+
+    /// The PV at `ply` becomes `m` followed by the PV at `ply + 1`.
+    #[inline]
+    pub fn update(&mut self, ply: usize, m: Move) {
+        let n = self.len[ply + 1];
+        let (head, tail) = self.moves.split_at_mut(ply + 1);
+        head[ply][0] = Some(m);
+        head[ply][1..=n].copy_from_slice(&tail[0][..n]);
+        self.len[ply] = n + 1;
+    }
+
+    pub fn line(&self, ply: usize) -> Vec<Move> {
+        self.moves[ply][..self.len[ply]]
+            .iter()
+            .flatten()
+            .copied()
+            .collect()
+    }
+}
+
+/// One search thread's own data.
+pub struct Worker {
+    pub id: usize,
+    pub pos: Position,
+    pub eval: Evaluator,
+    pub history: super::history::History,
+    pub root_moves: Vec<RootMove>,
+    pub nodes: u64,
+    pub sel_depth: i32,
+    pub root_depth: i32,
+    pub completed_depth: i32,
+    pub pv_idx: usize,
+    pub stack: Vec<Frame>,
+    pub pv: PvTable,
+    /// The colour to move at the root (draw values are from its view).
+    pub root_color: crate::types::Color,
+    /// Main thread only: the deadlines of this move (None: no time limit yet or at all).
+    pub time_plan: Option<TimePlan>,
+    /// Main thread only: the stop deadline in ms once decided (rounding up to a full second).
+    pub stop_at: Option<u64>,
+    /// Main thread only: when the clock started (the `go`, or the ponder hit).
+    pub clock_start: Instant,
+}
+
+impl Worker {
+    pub fn new(id: usize) -> Worker {
+        Worker {
+            id,
+            pos: Position::startpos(),
+            eval: Evaluator::default(),
+            history: super::history::History::default(),
+            root_moves: Vec::new(),
+            nodes: 0,
+            sel_depth: 0,
+            root_depth: 0,
+            completed_depth: 0,
+            pv_idx: 0,
+            stack: vec![Frame::default(); MAX_PLY as usize + 8],
+            pv: PvTable::default(),
+            root_color: crate::types::Color::Black,
+            time_plan: None,
+            stop_at: None,
+            clock_start: Instant::now(),
+        }
+    }
+
+    /// Forgets what earlier games taught (usinewgame).
+    pub fn clear(&mut self) {
+        self.history.clear();
+    }
+}
+
+/// The search threads' data and the running search, if any.
+pub struct ThreadPool {
+    workers: Vec<Worker>,
+    running: Option<JoinHandle<Vec<Worker>>>,
+    control: Arc<SearchControl>,
+}
+
+impl ThreadPool {
+    pub fn new(threads: usize) -> ThreadPool {
+        let mut pool = ThreadPool {
+            workers: Vec::new(),
+            running: None,
+            control: Arc::new(SearchControl::default()),
+        };
+        pool.set_threads(threads);
+        pool
+    }
+
+    /// The control flags of the current (or next) search, for the USI reader thread.
+    pub fn control(&self) -> Arc<SearchControl> {
+        Arc::clone(&self.control)
+    }
+
+    /// Resizes the pool (waits for a running search first).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.wait();
+        let threads = threads.max(1);
+        self.workers.truncate(threads);
+        while self.workers.len() < threads {
+            let id = self.workers.len();
+            self.workers.push(Worker::new(id));
+        }
+    }
+
+    /// Number of search threads (call when no search runs).
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    pub fn is_searching(&self) -> bool {
+        self.running.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
+    /// Clears every worker's histories (waits for a running search first).
+    pub fn clear(&mut self) {
+        self.wait();
+        for w in &mut self.workers {
+            w.clear();
+        }
+    }
+
+    /// Waits for the running search, if any, to report its `bestmove` and finish.
+    pub fn wait(&mut self) {
+        if let Some(h) = self.running.take() {
+            match h.join() {
+                Ok(workers) => self.workers = workers,
+                Err(_) => {
+                    // A panicking search thread is a bug; keep the engine alive with fresh workers.
+                    let n = self.workers.len().max(1);
+                    self.workers = (0..n).map(Worker::new).collect();
+                }
+            }
+        }
+    }
+
+    /// Stops the running search (it still reports its `bestmove`) and waits for it.
+    pub fn stop_and_wait(&mut self) {
+        self.control.stop();
+        self.wait();
+    }
+
+    /// Starts searching `pos` in the background; the reporter receives progress and exactly one
+    /// `bestmove`. A search still running is stopped first.
+    pub fn start(
+        &mut self,
+        pos: &Position,
+        limits: Limits,
+        config: SearchConfig,
+        tt: Arc<TranspositionTable>,
+        reporter: Arc<dyn Reporter>,
+    ) {
+        self.stop_and_wait();
+        self.control = Arc::new(SearchControl::default());
+        self.control
+            .pondering
+            .store(limits.ponder, Ordering::SeqCst);
+        let shared = Arc::new(SharedState {
+            tt,
+            control: Arc::clone(&self.control),
+            nodes: (0..self.workers.len())
+                .map(|_| NodeCounter::default())
+                .collect(),
+            limits,
+            config,
+            start: Instant::now(),
+            reporter,
+        });
+        let mut workers = std::mem::take(&mut self.workers);
+        for w in &mut workers {
+            w.pos = pos.clone();
+            w.eval.reset(pos);
+        }
+        let handle = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(STACK_SIZE)
+            .spawn(move || {
+                run_search(&mut workers, &shared);
+                workers
+            })
+            .expect("spawn the search thread");
+        self.running = Some(handle);
+    }
+
+    /// Runs a search to completion on the calling thread's behalf (bench, tests) and returns the
+    /// main worker's best move and total nodes.
+    pub fn search_sync(
+        &mut self,
+        pos: &Position,
+        limits: Limits,
+        config: SearchConfig,
+        tt: Arc<TranspositionTable>,
+        reporter: Arc<dyn Reporter>,
+    ) -> u64 {
+        self.start(pos, limits, config, tt, reporter);
+        self.wait();
+        self.workers.iter().map(|w| w.nodes).sum()
+    }
+}
+
+/// The coordinator: main worker in this thread, helpers in scoped threads, then the vote.
+fn run_search(workers: &mut [Worker], shared: &Arc<SharedState>) {
+    shared.tt.new_search();
+    let (main, helpers) = workers.split_first_mut().expect("at least one worker");
+    let best = std::thread::scope(|s| {
+        for h in helpers.iter_mut() {
+            let shared = Arc::clone(shared);
+            std::thread::Builder::new()
+                .stack_size(STACK_SIZE)
+                .spawn_scoped(s, move || h.search_helper(&shared))
+                .expect("spawn a helper thread");
+        }
+        let best = main.search_main(shared);
+        shared.control.stop();
+        best
+    });
+    let best = match best {
+        BestMove::Move { .. } => pick_best_thread(workers, shared),
+        other => other,
+    };
+    shared.reporter.best_move(best);
+}
+
+/// Lazy SMP vote: each thread votes for its best move with weight growing with its score and
+/// completed depth; a proven mate wins outright.
+fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
+    let candidates: Vec<&Worker> = workers
+        .iter()
+        .filter(|w| !w.root_moves.is_empty())
+        .collect();
+    let Some(first) = candidates.first() else {
+        return BestMove::Resign;
+    };
+    let mut best = *first;
+    if candidates.len() > 1 && shared.config.multi_pv == 1 && shared.limits.depth.is_none() {
+        let min_score = candidates
+            .iter()
+            .map(|w| w.root_moves[0].score)
+            .min()
+            .unwrap_or(0);
+        let mut votes: std::collections::HashMap<Move, i64> = std::collections::HashMap::new();
+        for w in &candidates {
+            let rm = &w.root_moves[0];
+            *votes.entry(rm.mv).or_default() +=
+                (rm.score - min_score + 14) as i64 * w.completed_depth as i64;
+        }
+        for w in &candidates {
+            let (bs, ws) = (best.root_moves[0].score, w.root_moves[0].score);
+            if crate::types::is_mate_score(bs) && bs > 0 {
+                if ws > bs {
+                    best = w;
+                }
+            } else if (crate::types::is_mate_score(ws) && ws > 0)
+                || votes[&w.root_moves[0].mv] > votes[&best.root_moves[0].mv]
+            {
+                best = w;
+            }
+        }
+    }
+    let rm = &best.root_moves[0];
+    let ponder = rm
+        .pv
+        .get(1)
+        .copied()
+        .or_else(|| best.ponder_from_tt(shared, rm.mv));
+    if rm.score < -shared.config.resign_value && shared.config.resign_value < 99999 {
+        return BestMove::Resign;
+    }
+    BestMove::Move {
+        best: rm.mv,
+        ponder,
+    }
+}

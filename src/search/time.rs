@@ -1,0 +1,212 @@
+//! Time management: turns `Limits` and the time options into an optimum (soft) and a maximum
+//! (hard) thinking time, in milliseconds from the moment the search (or a ponder hit) started.
+//!
+//! - Fischer (`binc`/`winc`): a share of the remaining time plus most of the increment; the hard
+//!   limit keeps `NetworkDelay` in hand and never exceeds what the clock holds.
+//! - Byoyomi: the main time is spent in shares; once it is gone the whole byoyomi is used except
+//!   a safety margin (`NetworkDelay2`, scaled down for short byoyomi: servers count whole seconds,
+//!   floored, and a move must arrive before the byoyomi runs out).
+//! - Sudden death (`byoyomi 0`, no increment): small shares of what is left.
+//! - `movetime`: that long, minus `NetworkDelay` (but at least half of it).
+//!
+//! `RoundUpToFullSecond`: servers floor the time used to whole seconds, so once the search has
+//! decided to stop it may go on to just before the next full second (less the network delay) at
+//! no cost on the server's clock.
+
+use super::limits::Limits;
+use crate::types::Color;
+
+/// The time-related USI options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeOptions {
+    pub network_delay: u64,
+    pub network_delay2: u64,
+    pub minimum_thinking_time: u64,
+    /// Percent applied to the optimum time.
+    pub slow_mover: u64,
+    pub round_up_to_full_second: bool,
+}
+
+impl Default for TimeOptions {
+    fn default() -> TimeOptions {
+        TimeOptions {
+            network_delay: 120,
+            network_delay2: 1120,
+            minimum_thinking_time: 2000,
+            slow_mover: 100,
+            round_up_to_full_second: false,
+        }
+    }
+}
+
+/// Deadlines for one move, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimePlan {
+    /// Aim to finish around here.
+    pub optimum: u64,
+    /// Never think longer than this.
+    pub maximum: u64,
+    /// Round a decided stop up to just before the next full second (see module docs).
+    pub round_up: bool,
+    /// The network delay to keep in hand when rounding up.
+    pub delay: u64,
+}
+
+impl TimePlan {
+    /// When to stop once the search decides to at `elapsed`: at once, or, when rounding up, just
+    /// before the next full second on the server's clock (never beyond the maximum).
+    pub fn stop_time(&self, elapsed: u64) -> u64 {
+        if !self.round_up {
+            return elapsed;
+        }
+        let next_second = (elapsed + self.delay) / 1000 * 1000 + 1000;
+        next_second
+            .saturating_sub(self.delay + 20)
+            .max(elapsed)
+            .min(self.maximum)
+    }
+}
+
+/// Estimated own moves still to play, from the game ply.
+fn moves_horizon(game_ply: u32) -> u64 {
+    (160u64.saturating_sub(game_ply as u64) / 2).max(30)
+}
+
+/// The deadlines for this move, or `None` when time does not limit the search.
+pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Option<TimePlan> {
+    if limits.infinite {
+        return None;
+    }
+    if let Some(mt) = limits.movetime {
+        let t = mt.saturating_sub(opts.network_delay).max(mt / 2).max(1);
+        return Some(TimePlan {
+            optimum: t,
+            maximum: t,
+            round_up: false,
+            delay: opts.network_delay,
+        });
+    }
+    if !limits.has_clock() {
+        return None;
+    }
+    let remaining = limits.time[us.index()].unwrap_or(0);
+    let inc = limits.inc[us.index()];
+    let byoyomi = limits.byoyomi;
+    let horizon = moves_horizon(game_ply);
+    let (mut optimum, maximum, delay) = if inc > 0 {
+        let margin = opts.network_delay.min((remaining + inc) / 4);
+        let available = (remaining + inc).saturating_sub(margin);
+        let optimum = remaining / horizon + inc * 9 / 10;
+        let maximum = available
+            .min(remaining / 4 + inc)
+            .min(optimum * 5)
+            .max(optimum.min(available));
+        (optimum, maximum, margin)
+    } else if byoyomi > 0 {
+        // A margin that fits even a 100 ms byoyomi: NetworkDelay2, or a quarter of the byoyomi.
+        let margin = if byoyomi >= 2 * opts.network_delay2 {
+            opts.network_delay2
+        } else {
+            byoyomi / 4
+        };
+        let last = byoyomi.saturating_sub(margin);
+        let optimum = remaining / horizon + last;
+        let maximum = (remaining / 5 + last).min(remaining + last);
+        (optimum, maximum, margin)
+    } else {
+        let margin = opts.network_delay.min(remaining / 4);
+        let optimum = remaining / (horizon + 20);
+        let maximum = (remaining / 10)
+            .saturating_sub(margin)
+            .max(optimum.min(remaining / 2));
+        (optimum, maximum, margin)
+    };
+    optimum = optimum * opts.slow_mover / 100;
+    optimum = optimum.max(opts.minimum_thinking_time).min(maximum);
+    Some(TimePlan {
+        optimum: optimum.max(1),
+        maximum: maximum.max(1),
+        round_up: opts.round_up_to_full_second,
+        delay,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(time: u64, inc: u64, byoyomi: u64) -> Limits {
+        Limits {
+            time: [Some(time), Some(time)],
+            inc: [inc, inc],
+            byoyomi,
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn never_beyond_the_clock() {
+        let o = TimeOptions::default();
+        for time in [0, 50, 500, 5_000, 60_000, 300_000, 3_600_000] {
+            for inc in [0, 100, 1_000, 10_000] {
+                for byoyomi in [0, 100, 1_000, 10_000] {
+                    if inc > 0 && byoyomi > 0 {
+                        continue;
+                    }
+                    let l = limits(time, inc, byoyomi);
+                    for ply in [1, 80, 300] {
+                        let Some(p) = plan(&l, Color::Black, ply, &o) else {
+                            assert!(time == 0 && inc == 0 && byoyomi == 0);
+                            continue;
+                        };
+                        assert!(p.optimum <= p.maximum, "{time} {inc} {byoyomi}: {p:?}");
+                        assert!(
+                            p.maximum <= (time + inc + byoyomi).max(1),
+                            "{time} {inc} {byoyomi}: {p:?}"
+                        );
+                        if byoyomi > 0 && time + byoyomi > 1 {
+                            assert!(
+                                p.maximum < time + byoyomi,
+                                "byoyomi must keep a margin: {p:?}"
+                            );
+                        }
+                        assert!(p.stop_time(p.optimum) <= p.maximum);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn byoyomi_only_uses_most_of_it() {
+        let o = TimeOptions::default();
+        let p = plan(&limits(0, 0, 10_000), Color::White, 50, &o).unwrap();
+        assert_eq!(p.maximum, 10_000 - 1120);
+        let p = plan(&limits(0, 0, 100), Color::White, 50, &o).unwrap();
+        assert_eq!(p.maximum, 75);
+        // movetime and infinite
+        let l = Limits {
+            movetime: Some(1000),
+            ..Limits::default()
+        };
+        assert_eq!(plan(&l, Color::Black, 1, &o).unwrap().maximum, 880);
+        let l = Limits {
+            infinite: true,
+            ..limits(1000, 0, 0)
+        };
+        assert!(plan(&l, Color::Black, 1, &o).is_none());
+    }
+
+    #[test]
+    fn round_up_stays_below_the_next_second() {
+        let p = TimePlan {
+            optimum: 1000,
+            maximum: 9000,
+            round_up: true,
+            delay: 120,
+        };
+        assert_eq!(p.stop_time(1300), 1860);
+        assert_eq!(p.stop_time(8950), 9000);
+        assert_eq!(p.stop_time(9000), 9000);
+    }
+}

@@ -1,0 +1,176 @@
+//! Parsing `go` (and the clock that `ponderhit` may carry) into `Limits`. Tokens come in any
+//! subset and order; numbers may be fractional; unknown tokens are reported and skipped.
+
+use crate::position::Position;
+use crate::search::Limits;
+use crate::types::{Color, Move};
+
+/// What a `go` line asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GoCommand {
+    Search(Limits),
+    Perft(u32),
+    /// `go mate [<ms> | infinite]`, with an optional node limit in the limits.
+    Mate(Limits),
+}
+
+/// A number of milliseconds (or nodes); fractions are rounded, negatives become zero.
+fn number(tok: Option<&&str>, what: &str) -> Result<u64, String> {
+    let tok = tok.ok_or_else(|| format!("'{what}' needs a number"))?;
+    let v: f64 = tok
+        .parse()
+        .map_err(|_| format!("'{what}' needs a number, not '{tok}'"))?;
+    if !v.is_finite() {
+        return Err(format!("'{what}' needs a finite number, not '{tok}'"));
+    }
+    Ok(v.max(0.0).round() as u64)
+}
+
+/// Whether a token has the shape of a USI move (so a malformed one is not taken for a `go` keyword).
+fn looks_like_move(t: &str) -> bool {
+    let b = t.as_bytes();
+    (b.len() == 4 || b.len() == 5) && (b[0].is_ascii_digit() || b[1] == b'*')
+}
+
+/// Parses the tokens after `go` (or after `ponderhit`). `pos` validates `searchmoves`.
+/// Returns the command and warnings about what was skipped.
+pub fn parse_go(tokens: &[&str], pos: &Position) -> Result<(GoCommand, Vec<String>), String> {
+    let mut l = Limits::default();
+    let mut warnings = Vec::new();
+    let mut perft = None;
+    let mut mate = false;
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i];
+        let next = tokens.get(i + 1);
+        let mut used = 2;
+        match t {
+            "btime" => l.time[Color::Black.index()] = Some(number(next, t)?),
+            "wtime" => l.time[Color::White.index()] = Some(number(next, t)?),
+            "binc" => l.inc[Color::Black.index()] = number(next, t)?,
+            "winc" => l.inc[Color::White.index()] = number(next, t)?,
+            "byoyomi" => l.byoyomi = number(next, t)?,
+            "movetime" => l.movetime = Some(number(next, t)?),
+            "movestogo" => {
+                number(next, t)?;
+            }
+            "depth" => l.depth = Some(number(next, t)?.clamp(1, 10_000) as i32),
+            "nodes" => l.nodes = Some(number(next, t)?),
+            "perft" => perft = Some(number(next, t)?.min(64) as u32),
+            "infinite" => {
+                l.infinite = true;
+                used = 1;
+            }
+            "ponder" => {
+                l.ponder = true;
+                used = 1;
+            }
+            "mate" => {
+                mate = true;
+                match next {
+                    Some(&"infinite") => l.mate = Some(None),
+                    Some(n) if n.parse::<f64>().is_ok() => l.mate = Some(Some(number(next, t)?)),
+                    _ => {
+                        l.mate = Some(None);
+                        used = 1;
+                    }
+                }
+            }
+            "searchmoves" => {
+                let mut j = i + 1;
+                while j < tokens.len() {
+                    match Move::from_usi(tokens[j]) {
+                        Some(m) if pos.is_legal_move(m) => l.searchmoves.push(m),
+                        Some(_) => warnings.push(format!(
+                            "searchmoves: {} is not legal here, ignored",
+                            tokens[j]
+                        )),
+                        None if looks_like_move(tokens[j]) => warnings.push(format!(
+                            "searchmoves: '{}' is not a move, ignored",
+                            tokens[j]
+                        )),
+                        None => break,
+                    }
+                    j += 1;
+                }
+                used = j - i;
+            }
+            _ => {
+                warnings.push(format!("go: unknown token '{t}' ignored"));
+                used = 1;
+            }
+        }
+        i += used;
+    }
+    Ok((
+        if let Some(d) = perft {
+            GoCommand::Perft(d)
+        } else if mate {
+            GoCommand::Mate(l)
+        } else {
+            GoCommand::Search(l)
+        },
+        warnings,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn go(line: &str) -> GoCommand {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        parse_go(&tokens, &Position::startpos()).unwrap().0
+    }
+
+    #[test]
+    fn any_subset_any_order() {
+        let GoCommand::Search(l) = go("byoyomi 1000 wtime 2000 btime 3000.6 ponder") else {
+            panic!()
+        };
+        assert_eq!(l.time, [Some(3001), Some(2000)]);
+        assert_eq!(l.byoyomi, 1000);
+        assert!(l.ponder && l.has_clock());
+        let GoCommand::Search(l) = go("movetime 0.9") else {
+            panic!()
+        };
+        assert_eq!(l.movetime, Some(1));
+        let GoCommand::Search(l) = go("") else {
+            panic!()
+        };
+        assert!(!l.has_clock() && !l.infinite);
+        let GoCommand::Search(l) = go("infinite searchmoves 7g7f 2g2f 9a9b depth 3") else {
+            panic!()
+        };
+        assert!(l.infinite);
+        assert_eq!(l.searchmoves.len(), 2);
+        assert_eq!(l.depth, Some(3));
+        assert_eq!(go("perft 3"), GoCommand::Perft(3));
+        let GoCommand::Mate(l) = go("mate 1000") else {
+            panic!()
+        };
+        assert_eq!(l.mate, Some(Some(1000)));
+        let GoCommand::Mate(l) = go("mate infinite") else {
+            panic!()
+        };
+        assert_eq!(l.mate, Some(None));
+        let GoCommand::Mate(l) = go("mate nodes 5000") else {
+            panic!()
+        };
+        assert_eq!((l.mate, l.nodes), (Some(None), Some(5000)));
+        let GoCommand::Mate(l) = go("mate") else {
+            panic!()
+        };
+        assert_eq!(l.mate, Some(None));
+    }
+
+    #[test]
+    fn bad_numbers_are_errors() {
+        let p = Position::startpos();
+        assert!(parse_go(&["btime"], &p).is_err());
+        assert!(parse_go(&["btime", "x"], &p).is_err());
+        assert!(parse_go(&["btime", "inf"], &p).is_err());
+        let (_, w) = parse_go(&["foo", "btime", "5"], &p).unwrap();
+        assert_eq!(w.len(), 1);
+    }
+}

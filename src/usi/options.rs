@@ -1,0 +1,408 @@
+//! The USI options: their declarations (names, types, defaults, ranges), current values,
+//! `setoption` parsing, and the defaults file `engine-options.toml`.
+//!
+//! `engine-options.toml` must list exactly the declared options (a test checks it); the engine
+//! reads it at start-up from `--config PATH`, else next to the binary, else from the working
+//! directory, and falls back to the built-in defaults below when there is none.
+
+use crate::position::DeclarationRule;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The type and domain of an option.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Check(bool),
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Combo {
+        default: &'static str,
+        vars: &'static [&'static str],
+    },
+    Str(&'static str),
+    Filename(&'static str),
+}
+
+/// A declared option.
+#[derive(Clone, Debug)]
+pub struct Decl {
+    pub name: &'static str,
+    pub kind: Kind,
+}
+
+/// A current value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Bool(bool),
+    Int(i64),
+    Text(String),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+pub const USI_HASH: &str = "USI_Hash";
+pub const USI_PONDER: &str = "USI_Ponder";
+pub const THREADS: &str = "Threads";
+pub const MULTI_PV: &str = "MultiPV";
+pub const NETWORK_DELAY: &str = "NetworkDelay";
+pub const NETWORK_DELAY2: &str = "NetworkDelay2";
+pub const MINIMUM_THINKING_TIME: &str = "MinimumThinkingTime";
+pub const SLOW_MOVER: &str = "SlowMover";
+pub const ROUND_UP_TO_FULL_SECOND: &str = "RoundUpToFullSecond";
+pub const MAX_MOVES_TO_DRAW: &str = "MaxMovesToDraw";
+pub const ENTERING_KING_RULE: &str = "EnteringKingRule";
+pub const RESIGN_VALUE: &str = "ResignValue";
+pub const DRAW_VALUE_BLACK: &str = "DrawValueBlack";
+pub const DRAW_VALUE_WHITE: &str = "DrawValueWhite";
+pub const GENERATE_ALL_LEGAL_MOVES: &str = "GenerateAllLegalMoves";
+pub const EVAL_DIR: &str = "EvalDir";
+pub const EVAL_FILE: &str = "EvalFile";
+pub const FV_SCALE: &str = "FV_SCALE";
+
+/// Every option the engine declares, in the order `usi` lists them.
+pub fn declarations() -> Vec<Decl> {
+    let spin = |name, default, min, max| Decl {
+        name,
+        kind: Kind::Spin { default, min, max },
+    };
+    let decls = vec![
+        spin(USI_HASH, 256, 1, 65536),
+        Decl {
+            name: USI_PONDER,
+            kind: Kind::Check(false),
+        },
+        spin(THREADS, 1, 1, 512),
+        spin(MULTI_PV, 1, 1, 800),
+        spin(NETWORK_DELAY, 120, 0, 10000),
+        spin(NETWORK_DELAY2, 1120, 0, 10000),
+        spin(MINIMUM_THINKING_TIME, 2000, 0, 100000),
+        spin(SLOW_MOVER, 100, 1, 1000),
+        Decl {
+            name: ROUND_UP_TO_FULL_SECOND,
+            kind: Kind::Check(false),
+        },
+        spin(MAX_MOVES_TO_DRAW, 0, 0, 100000),
+        Decl {
+            name: ENTERING_KING_RULE,
+            kind: Kind::Combo {
+                default: "CSARule27",
+                vars: &DeclarationRule::NAMES,
+            },
+        },
+        spin(RESIGN_VALUE, 99999, 0, 99999),
+        spin(DRAW_VALUE_BLACK, -2, -30000, 30000),
+        spin(DRAW_VALUE_WHITE, -2, -30000, 30000),
+        Decl {
+            name: GENERATE_ALL_LEGAL_MOVES,
+            kind: Kind::Check(false),
+        },
+        Decl {
+            name: EVAL_DIR,
+            kind: Kind::Str("eval"),
+        },
+        Decl {
+            name: EVAL_FILE,
+            kind: Kind::Filename(""),
+        },
+        spin(FV_SCALE, 16, 1, 128),
+    ];
+    #[cfg(feature = "tune")]
+    let decls = {
+        let mut decls = decls;
+        for p in crate::search::params::ALL {
+            decls.push(spin(p.name, p.default as i64, p.min as i64, p.max as i64));
+        }
+        decls
+    };
+    decls
+}
+
+/// Why a value was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionError(pub String);
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn default_value(kind: &Kind) -> Value {
+    match kind {
+        Kind::Check(b) => Value::Bool(*b),
+        Kind::Spin { default, .. } => Value::Int(*default),
+        Kind::Combo { default, .. } => Value::Text(default.to_string()),
+        Kind::Str(s) | Kind::Filename(s) => Value::Text(s.to_string()),
+    }
+}
+
+/// Checks `text` against a declaration and converts it.
+fn parse_value(decl: &Decl, text: &str) -> Result<Value, OptionError> {
+    match &decl.kind {
+        Kind::Check(_) => match text {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(OptionError(format!(
+                "{} takes true or false, not '{text}'",
+                decl.name
+            ))),
+        },
+        Kind::Spin { min, max, .. } => {
+            let n: i64 = text.parse().map_err(|_| {
+                OptionError(format!("{} takes an integer, not '{text}'", decl.name))
+            })?;
+            if n < *min || n > *max {
+                return Err(OptionError(format!(
+                    "{} must be within {min}..{max}, not {n}",
+                    decl.name
+                )));
+            }
+            Ok(Value::Int(n))
+        }
+        Kind::Combo { vars, .. } => {
+            if vars.contains(&text) {
+                Ok(Value::Text(text.to_string()))
+            } else {
+                Err(OptionError(format!(
+                    "{} takes one of {}, not '{text}'",
+                    decl.name,
+                    vars.join(" ")
+                )))
+            }
+        }
+        Kind::Str(_) | Kind::Filename(_) => Ok(Value::Text(text.to_string())),
+    }
+}
+
+/// The declared options and their current values.
+#[derive(Clone, Debug)]
+pub struct Options {
+    decls: Vec<Decl>,
+    values: BTreeMap<&'static str, Value>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        let decls = declarations();
+        let values = decls
+            .iter()
+            .map(|d| (d.name, default_value(&d.kind)))
+            .collect();
+        Options { decls, values }
+    }
+}
+
+impl Options {
+    pub fn decls(&self) -> &[Decl] {
+        &self.decls
+    }
+
+    fn decl(&self, name: &str) -> Option<&Decl> {
+        // USI option names are case-insensitive in practice (GUIs echo what `usi` sent).
+        self.decls
+            .iter()
+            .find(|d| d.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Sets an option from its text; refuses unknown names and bad values.
+    pub fn set(&mut self, name: &str, text: &str) -> Result<&'static str, OptionError> {
+        let decl = self
+            .decl(name)
+            .ok_or_else(|| OptionError(format!("unknown option '{name}'")))?
+            .clone();
+        let value = parse_value(&decl, text)?;
+        self.values.insert(decl.name, value);
+        Ok(decl.name)
+    }
+
+    pub fn value(&self, name: &str) -> &Value {
+        self.values
+            .get(name)
+            .unwrap_or_else(|| panic!("option {name} is declared"))
+    }
+
+    pub fn int(&self, name: &str) -> i64 {
+        match self.value(name) {
+            Value::Int(i) => *i,
+            v => panic!("option {name} is not a spin: {v:?}"),
+        }
+    }
+
+    pub fn bool(&self, name: &str) -> bool {
+        match self.value(name) {
+            Value::Bool(b) => *b,
+            v => panic!("option {name} is not a check: {v:?}"),
+        }
+    }
+
+    pub fn text(&self, name: &str) -> &str {
+        match self.value(name) {
+            Value::Text(s) => s,
+            v => panic!("option {name} is not text: {v:?}"),
+        }
+    }
+
+    /// The `option name ... type ...` lines of the `usi` answer.
+    pub fn usi_lines(&self) -> Vec<String> {
+        self.decls
+            .iter()
+            .map(|d| {
+                let current = self.value(d.name);
+                match &d.kind {
+                    Kind::Check(_) => {
+                        format!("option name {} type check default {current}", d.name)
+                    }
+                    Kind::Spin { min, max, .. } => {
+                        format!(
+                            "option name {} type spin default {current} min {min} max {max}",
+                            d.name
+                        )
+                    }
+                    Kind::Combo { vars, .. } => {
+                        let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
+                        format!("option name {} type combo default {current}{vars}", d.name)
+                    }
+                    Kind::Str(_) | Kind::Filename(_) => {
+                        let ty = if matches!(d.kind, Kind::Str(_)) {
+                            "string"
+                        } else {
+                            "filename"
+                        };
+                        let shown = if current.to_string().is_empty() {
+                            "<empty>".to_string()
+                        } else {
+                            current.to_string()
+                        };
+                        format!("option name {} type {ty} default {shown}", d.name)
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// Applies the defaults of a TOML document (`name = value` per option). Every key must be a
+    /// declared option with a value of its type; errors name the line.
+    pub fn apply_toml(&mut self, text: &str) -> Result<(), OptionError> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
+            OptionError(match line {
+                Some(l) => format!("line {l}: {}", e.message()),
+                None => e.message().to_string(),
+            })
+        })?;
+        let line_of = |key: &str| {
+            text.lines()
+                .position(|l| {
+                    l.trim_start().starts_with(key)
+                        && l[l.find(key).unwrap_or(0) + key.len()..]
+                            .trim_start()
+                            .starts_with('=')
+                })
+                .map_or(0, |i| i + 1)
+        };
+        for (key, value) in &table {
+            let text_value = match value {
+                toml::Value::Boolean(b) => b.to_string(),
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::String(s) => s.clone(),
+                other => {
+                    return Err(OptionError(format!(
+                        "line {}: {key} has an unsupported value type ({})",
+                        line_of(key),
+                        other.type_str()
+                    )))
+                }
+            };
+            self.set(key, &text_value)
+                .map_err(|e| OptionError(format!("line {}: {e}", line_of(key))))?;
+        }
+        Ok(())
+    }
+
+    /// The option names a TOML document sets (for the test that the file lists every option).
+    pub fn toml_keys(text: &str) -> Result<Vec<String>, String> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
+        Ok(table.keys().cloned().collect())
+    }
+}
+
+/// Where the defaults file is looked for: `--config`, next to the binary, the working directory.
+pub fn config_candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
+    if let Some(p) = explicit {
+        return vec![p.to_path_buf()];
+    }
+    let mut out = Vec::new();
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(dir) = exe.parent() {
+            out.push(dir.join("engine-options.toml"));
+        }
+    }
+    out.push(PathBuf::from("engine-options.toml"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_validates() {
+        let mut o = Options::default();
+        assert!(o.set("Threads", "4").is_ok());
+        assert_eq!(o.int(THREADS), 4);
+        assert!(o.set("threads", "2").is_ok(), "names are case-insensitive");
+        assert!(o.set("Threads", "0").is_err());
+        assert!(o.set("Threads", "x").is_err());
+        assert!(o.set("USI_Ponder", "yes").is_err());
+        assert!(o.set("EnteringKingRule", "TryRule").is_ok());
+        assert!(o.set("EnteringKingRule", "Nope").is_err());
+        assert!(o.set("EvalDir", "").is_ok());
+        assert_eq!(o.text(EVAL_DIR), "");
+        assert!(o.set("NoSuchOption", "1").is_err());
+        assert_eq!(o.int(THREADS), 2);
+    }
+
+    #[test]
+    fn toml_errors_name_the_line() {
+        let mut o = Options::default();
+        let e = o.apply_toml("Threads = 2\nMultiPV = \"x\"\n").unwrap_err();
+        assert!(e.0.contains("line 2"), "{e}");
+        let e = o.apply_toml("Threads = 2\n\nBogus = 1\n").unwrap_err();
+        assert!(
+            e.0.contains("line 3") && e.0.contains("unknown option"),
+            "{e}"
+        );
+        let e = o.apply_toml("Threads = \n").unwrap_err();
+        assert!(e.0.contains("line 1"), "{e}");
+        o.apply_toml("Threads = 3\nUSI_Ponder = true\n").unwrap();
+        assert_eq!(o.int(THREADS), 3);
+        assert!(o.bool(USI_PONDER));
+    }
+
+    #[test]
+    fn usi_lines_are_well_formed() {
+        let o = Options::default();
+        for line in o.usi_lines() {
+            assert!(
+                line.starts_with("option name ") && !line.ends_with(' '),
+                "{line}"
+            );
+        }
+        assert!(o
+            .usi_lines()
+            .iter()
+            .any(|l| l == "option name EvalFile type filename default <empty>"));
+    }
+}

@@ -1,0 +1,469 @@
+//! Drives the real `hayate` binary through scripted USI sessions: the ShogiHome sequence, ponder
+//! hit and miss, Early Ponder, stop and isready during a search, quit during a search, garbage,
+//! illegal moves, and a replay of the 34 recorded GUI sessions in `tests/data/usi-sessions/`.
+//! Every `bestmove` is checked to be legal and to come exactly once per `go`.
+
+use hayate::position::Position;
+use hayate::types::Move;
+use hayate::usi::position_cmd::{parse_position, Parsed};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    out: Receiver<String>,
+    /// Every line received, for failure messages.
+    log: Vec<String>,
+    /// The position last sent, to check bestmoves against.
+    pos: Position,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start hayate");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                match line {
+                    Ok(l) => {
+                        if tx.send(l).is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            out: rx,
+            log: Vec::new(),
+            pos: Position::startpos(),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.log.push(format!("> {line}"));
+        writeln!(self.stdin, "{line}").expect("write to engine");
+        self.stdin.flush().unwrap();
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        if let ["position", rest @ ..] = tokens.as_slice() {
+            if let Parsed::Ok(p, _) = parse_position(rest) {
+                self.pos = *p;
+            }
+        }
+    }
+
+    /// Waits for a line starting with `prefix`; returns it and every line before it.
+    fn expect(&mut self, prefix: &str, timeout: Duration) -> (String, Vec<String>) {
+        let deadline = Instant::now() + timeout;
+        let mut before = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.out.recv_timeout(left) {
+                Ok(line) => {
+                    self.log.push(format!("< {line}"));
+                    if line.starts_with(prefix) {
+                        return (line, before);
+                    }
+                    before.push(line);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!(
+                        "no '{prefix}' within {timeout:?}; session:\n{}",
+                        self.log.join("\n")
+                    )
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!(
+                        "engine exited waiting for '{prefix}'; session:\n{}",
+                        self.log.join("\n")
+                    )
+                }
+            }
+        }
+    }
+
+    /// Lines that arrive within `wait`, without expecting any.
+    fn drain(&mut self, wait: Duration) -> Vec<String> {
+        let deadline = Instant::now() + wait;
+        let mut lines = Vec::new();
+        while let Ok(l) = self
+            .out
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            self.log.push(format!("< {l}"));
+            lines.push(l);
+        }
+        lines
+    }
+
+    /// Waits for a `bestmove`, checks it is legal (or resign/win) and that no second one follows.
+    fn bestmove(&mut self, timeout: Duration) -> String {
+        let (line, before) = self.expect("bestmove", timeout);
+        assert!(!before.iter().any(|l| l.starts_with("bestmove")));
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        match tokens.get(1) {
+            Some(&"resign") | Some(&"win") => {}
+            Some(m) => {
+                let mv = Move::from_usi(m).unwrap_or_else(|| panic!("unparsable {line}"));
+                assert!(
+                    self.pos.is_legal_move(mv),
+                    "illegal {line} in {}\n{}",
+                    self.pos.to_sfen(),
+                    self.log.join("\n")
+                );
+                if let (Some(&"ponder"), Some(p)) = (tokens.get(2), tokens.get(3)) {
+                    let mut after = self.pos.clone();
+                    after.do_move(mv);
+                    let pm = Move::from_usi(p).expect("ponder move parses");
+                    assert!(after.is_legal_move(pm), "illegal ponder move in {line}");
+                }
+            }
+            None => panic!("empty bestmove"),
+        }
+        line
+    }
+
+    fn handshake(&mut self) {
+        self.send("usi");
+        self.expect("usiok", Duration::from_secs(5));
+        self.send("isready");
+        self.expect("readyok", Duration::from_secs(30));
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "exit status {status}");
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "engine did not exit after quit:\n{}",
+                self.log.join("\n")
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+const LONG: Duration = Duration::from_secs(20);
+
+#[test]
+fn usi_answer_lists_options_and_identity() {
+    let mut e = Engine::start();
+    e.send("usi");
+    let (_, before) = e.expect("usiok", Duration::from_secs(2));
+    assert!(before.iter().any(|l| l.starts_with("id name Hayate")));
+    assert!(before.iter().any(|l| l.starts_with("id author ")));
+    for name in [
+        "USI_Hash",
+        "USI_Ponder",
+        "Threads",
+        "MultiPV",
+        "EnteringKingRule",
+        "MaxMovesToDraw",
+    ] {
+        assert!(
+            before
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {name} type"))),
+            "{name}"
+        );
+    }
+    assert!(before.iter().all(|l| !l.ends_with(' ')));
+    e.quit();
+}
+
+#[test]
+fn shogihome_sequence() {
+    let mut e = Engine::start();
+    e.send("usi");
+    e.expect("usiok", Duration::from_secs(2));
+    e.send("setoption name USI_Hash value 32");
+    e.send("setoption name USI_Ponder value true");
+    e.send("setoption name EvalDir value ");
+    e.send("setoption name UnknownOption value 5");
+    e.send("isready");
+    let (_, before) = e.expect("readyok", LONG);
+    assert!(before
+        .iter()
+        .any(|l| l.starts_with("info string") && l.contains("UnknownOption")));
+    e.send("usinewgame");
+    e.send("position startpos moves 7g7f");
+    e.send("go btime 2000 wtime 2000 byoyomi 300");
+    e.bestmove(Duration::from_secs(5));
+    e.send("position startpos moves 7g7f 3c3d 2g2f");
+    e.send("go btime 0 wtime 0 byoyomi 0");
+    e.bestmove(Duration::from_secs(5));
+    e.send(
+        "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 moves 2g2f",
+    );
+    e.send("go btime 3000 wtime 3000 binc 500 winc 500");
+    e.bestmove(Duration::from_secs(5));
+    e.send("gameover win");
+    assert!(
+        e.drain(Duration::from_millis(200)).is_empty(),
+        "gameover answers nothing"
+    );
+    e.quit();
+}
+
+#[test]
+fn ponder_hit_miss_and_early_ponder() {
+    let mut e = Engine::start();
+    e.send("setoption name USI_Ponder value true");
+    e.handshake();
+    // Ponder hit: the search goes on with the clock from the go.
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go ponder btime 2000 wtime 2000 byoyomi 500");
+    assert!(
+        e.drain(Duration::from_millis(300))
+            .iter()
+            .all(|l| !l.starts_with("bestmove")),
+        "no bestmove while pondering"
+    );
+    e.send("ponderhit");
+    e.bestmove(Duration::from_secs(3));
+    // Ponder miss: stop, exactly one bestmove.
+    e.send("position startpos moves 7g7f 3c3d 2g2f");
+    e.send("go ponder btime 2000 wtime 2000 byoyomi 500");
+    std::thread::sleep(Duration::from_millis(200));
+    e.send("stop");
+    e.bestmove(Duration::from_secs(3));
+    assert!(e
+        .drain(Duration::from_millis(300))
+        .iter()
+        .all(|l| !l.starts_with("bestmove")));
+    // Early Ponder: no times on the go; the clock comes with the ponderhit.
+    e.send("position startpos moves 7g7f 3c3d 2g2f 8c8d");
+    e.send("go ponder");
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("ponderhit btime 1000 wtime 1000 byoyomi 300");
+    let t = Instant::now();
+    e.bestmove(Duration::from_secs(3));
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "early ponder took {:?}",
+        t.elapsed()
+    );
+    e.quit();
+}
+
+#[test]
+fn stop_isready_and_quit_during_search() {
+    let mut e = Engine::start();
+    e.handshake();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    e.send("isready");
+    let (_, before) = e.expect("readyok", Duration::from_secs(1));
+    assert!(
+        !before.iter().any(|l| l.starts_with("bestmove")),
+        "isready must not stop the search"
+    );
+    e.send("stop");
+    e.bestmove(Duration::from_secs(2));
+    // Stop when idle does nothing; a second go gets its own bestmove.
+    e.send("stop");
+    e.send("go depth 2");
+    e.bestmove(LONG);
+    assert!(e
+        .drain(Duration::from_millis(200))
+        .iter()
+        .all(|l| !l.starts_with("bestmove")));
+    // Quit during a search ends the process promptly.
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    let t = Instant::now();
+    e.quit();
+    assert!(t.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn garbage_and_illegal_input_never_break_the_engine() {
+    let mut e = Engine::start();
+    e.handshake();
+    for junk in [
+        "hello",
+        "position",
+        "position sfen",
+        "position sfen 9/9/9 b - 1",
+        "position startpos 7g7f",
+        "go btime",
+        "go wtime abc",
+        "setoption",
+        "setoption name",
+        "setoption name Threads value -3",
+        "setoption name USI_Hash value huge",
+        "\u{3042}\u{3044}",
+        "ponderhit",
+        "go searchmoves 1a1a",
+        "go nodes -5 depth 1",
+    ] {
+        e.send(junk);
+    }
+    let lines = e.drain(Duration::from_millis(1500));
+    assert!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("info string"))
+            .count()
+            >= 8,
+        "{lines:?}"
+    );
+    assert!(lines.iter().all(|l| l.is_ascii()), "{lines:?}");
+    // The engine still works, and an illegal move cuts the move list before it.
+    e.send("position startpos moves 7g7f 3c3d 5i5g 4a3b");
+    let (w, _) = e.expect("info string", Duration::from_secs(2));
+    assert!(w.contains("illegal"), "{w}");
+    e.send("d");
+    let (sfen, _) = e.expect("sfen ", Duration::from_secs(2));
+    assert!(
+        sfen.starts_with(
+            "sfen lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3"
+        ),
+        "{sfen}"
+    );
+    e.send("go depth 3");
+    e.bestmove(LONG);
+    e.send("isready");
+    e.expect("readyok", LONG);
+    e.quit();
+}
+
+#[test]
+fn debug_commands_perft_and_mate() {
+    let mut e = Engine::start();
+    e.handshake();
+    e.send("position startpos");
+    e.send("go perft 3");
+    let (line, before) = e.expect("Nodes searched", LONG);
+    assert_eq!(line, "Nodes searched: 25470");
+    assert_eq!(
+        before.iter().filter(|l| l.contains(": ")).count(),
+        30,
+        "{before:?}"
+    );
+    e.drain(Duration::from_millis(300));
+    e.send("moves");
+    let (m, _) = e.expect("", Duration::from_secs(2));
+    assert_eq!(m.split_whitespace().count(), 30);
+    e.send("eval");
+    e.expect("eval = ", Duration::from_secs(2));
+    e.send("go mate 1000");
+    let (c, _) = e.expect("checkmate", Duration::from_secs(5));
+    assert!(c.starts_with("checkmate "));
+    e.quit();
+}
+
+#[test]
+fn no_legal_move_resigns_and_declaration_wins() {
+    let mut e = Engine::start();
+    e.handshake();
+    // Black has no legal move (and, under the 27-point rule, could declare: the rule comes first).
+    e.send(
+        "position sfen +R+N+SGKG+S+N+R/+B+N+SG+LG+S+N+B/P+LPP+LPP+LP/1P2P2P1/9/9/9/9/4k4 b 9P 200",
+    );
+    e.send("go byoyomi 100");
+    assert_eq!(e.bestmove(Duration::from_secs(3)), "bestmove win");
+    e.send("setoption name EnteringKingRule value NoEnteringKing");
+    e.send("go byoyomi 100");
+    assert_eq!(e.bestmove(Duration::from_secs(3)), "bestmove resign");
+    e.send("setoption name EnteringKingRule value CSARule27");
+    e.send("position sfen 4K4/+P+P+P+P1+P+P+P+P/GG7/9/9/9/9/9/4k4 b 2RB3Pb2g4s4n4l7p 1");
+    e.send("go byoyomi 100");
+    assert_eq!(e.bestmove(Duration::from_secs(3)), "bestmove win");
+    e.send("setoption name EnteringKingRule value NoEnteringKing");
+    e.send("go byoyomi 100");
+    assert_ne!(e.bestmove(Duration::from_secs(3)), "bestmove win");
+    e.quit();
+}
+
+/// Replays one recorded GUI session with every clock value divided by `scale`.
+fn replay(name: &str, text: &str, scale: u64) {
+    let mut e = Engine::start();
+    let mut pondering = false;
+    for raw in text.lines() {
+        let mut tokens: Vec<String> = raw.split_whitespace().map(str::to_string).collect();
+        if tokens.is_empty() {
+            continue;
+        }
+        if tokens[0] == "go" || tokens[0] == "ponderhit" {
+            for i in 1..tokens.len() {
+                if ["btime", "wtime", "binc", "winc", "byoyomi"].contains(&tokens[i - 1].as_str()) {
+                    if let Ok(v) = tokens[i].parse::<u64>() {
+                        tokens[i] = (v / scale).to_string();
+                    }
+                }
+            }
+        }
+        let line = tokens.join(" ");
+        e.send(&line);
+        match tokens[0].as_str() {
+            "usi" => {
+                e.expect("usiok", Duration::from_secs(5));
+            }
+            "isready" => {
+                e.expect("readyok", LONG);
+            }
+            "go" if tokens.iter().any(|t| t == "ponder") => pondering = true,
+            "go" => {
+                e.bestmove(LONG);
+            }
+            "ponderhit" | "stop" if pondering => {
+                pondering = false;
+                e.bestmove(LONG);
+            }
+            "quit" => {
+                let deadline = Instant::now() + Duration::from_secs(5);
+                while e.child.try_wait().unwrap().is_none() {
+                    assert!(Instant::now() < deadline, "{name}: no exit after quit");
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                return;
+            }
+            _ => {}
+        }
+    }
+    let _ = name;
+    e.quit();
+}
+
+#[test]
+fn recorded_gui_sessions_replay() {
+    let dir = format!("{}/tests/data/usi-sessions", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.retain(|p| p.extension().is_some_and(|x| x == "usi"));
+    files.sort();
+    assert_eq!(files.len(), 34);
+    std::thread::scope(|s| {
+        for chunk in files.chunks(files.len().div_ceil(4)) {
+            s.spawn(move || {
+                for f in chunk {
+                    let text = std::fs::read_to_string(f).unwrap();
+                    replay(&f.display().to_string(), &text, 20);
+                }
+            });
+        }
+    });
+}
