@@ -1,0 +1,121 @@
+//! The layers after the feature transformer, and the exact integer forward pass (scalar form; the
+//! AVX2 kernels in `simd.rs` compute the same numbers).
+//!
+//! ```text
+//!  x[512]  = clamp(acc[side to move], 0, 127) ++ clamp(acc[other side], 0, 127)      (u8)
+//!  h1[32]  = clamp((b1 + w1 . x) >> 6, 0, 127)        w1: [32][512] i8, b1: i32
+//!  h2[32]  = clamp((b2 + w2 . h1) >> 6, 0, 127)       w2: [32][32] i8,  b2: i32
+//!  out     = b3 + w3 . h2                              w3: [32] i8,      b3: i32
+//!  eval    = clamp(out / FV_SCALE, -31753, 31753)      division truncates toward zero, as in C
+//! ```
+//! `>>` is an arithmetic shift (floor), the division is not: both as YaneuraOu computes them.
+//! No intermediate can overflow an `i32`: |w1 . x| <= 512 * 128 * 127.
+
+use super::FT_OUT;
+
+/// Inputs of the first hidden layer: both perspectives' clipped accumulators.
+pub const L1_IN: usize = 2 * FT_OUT;
+/// Width of both hidden layers.
+pub const HIDDEN: usize = 32;
+/// Right shift applied to the hidden layers' sums (weights are scaled by 64).
+pub const WEIGHT_SHIFT: u32 = 6;
+/// Largest evaluation `evaluate` returns (YaneuraOu's `VALUE_MAX_EVAL`), in either sign.
+pub const MAX_EVAL: i32 = 31753;
+
+/// Biases and weights of the three affine layers, row-major (`[output][input]`), aligned so that
+/// every row starts on a 64-byte boundary.
+#[repr(C, align(64))]
+pub struct Layers {
+    pub(crate) b1: [i32; HIDDEN],
+    pub(crate) w1: [[i8; L1_IN]; HIDDEN],
+    pub(crate) b2: [i32; HIDDEN],
+    pub(crate) w2: [[i8; HIDDEN]; HIDDEN],
+    pub(crate) w3: [i8; HIDDEN],
+    pub(crate) b3: i32,
+}
+
+impl Layers {
+    /// Size of the layers in the file.
+    pub const BYTES: usize =
+        HIDDEN * 4 + HIDDEN * L1_IN + HIDDEN * 4 + HIDDEN * HIDDEN + 4 + HIDDEN;
+
+    pub(crate) fn zeroed() -> Box<Layers> {
+        Box::new(Layers {
+            b1: [0; HIDDEN],
+            w1: [[0; L1_IN]; HIDDEN],
+            b2: [0; HIDDEN],
+            w2: [[0; HIDDEN]; HIDDEN],
+            w3: [0; HIDDEN],
+            b3: 0,
+        })
+    }
+}
+
+/// Clipped ReLU of the transformer output: `clamp(v, 0, 127)`.
+#[inline(always)]
+fn clip_acc(v: i16) -> u8 {
+    v.clamp(0, 127) as u8
+}
+
+/// Clipped ReLU of a hidden layer: `clamp(sum >> 6, 0, 127)`.
+#[inline(always)]
+fn clip_hidden(sum: i32) -> u8 {
+    (sum >> WEIGHT_SHIFT).clamp(0, 127) as u8
+}
+
+/// `b + w . x` for one output row.
+#[inline(always)]
+fn dot(b: i32, w: &[i8], x: &[u8]) -> i32 {
+    w.iter()
+        .zip(x)
+        .fold(b, |s, (&w, &x)| s + i32::from(w) * i32::from(x))
+}
+
+/// The raw network output (before the division by FV_SCALE) for accumulators `us` (side to move)
+/// and `them`: the scalar reference every SIMD kernel must match bit for bit.
+pub(crate) fn propagate_scalar(l: &Layers, us: &[i16; FT_OUT], them: &[i16; FT_OUT]) -> i32 {
+    let mut x = [0u8; L1_IN];
+    for (o, &v) in x.iter_mut().zip(us.iter().chain(them.iter())) {
+        *o = clip_acc(v);
+    }
+    let mut h1 = [0u8; HIDDEN];
+    for (o, (row, &b)) in h1.iter_mut().zip(l.w1.iter().zip(&l.b1)) {
+        *o = clip_hidden(dot(b, row, &x));
+    }
+    let mut h2 = [0u8; HIDDEN];
+    for (o, (row, &b)) in h2.iter_mut().zip(l.w2.iter().zip(&l.b2)) {
+        *o = clip_hidden(dot(b, row, &h1));
+    }
+    dot(l.b3, &l.w3, &h2)
+}
+
+/// The evaluation from the raw output: divided by `fv_scale` rounding toward zero (Rust's `/` on
+/// integers truncates, as C's does) and clamped to `±MAX_EVAL`.
+#[inline(always)]
+pub(crate) fn scale(out: i32, fv_scale: i32) -> i32 {
+    (out / fv_scale).clamp(-MAX_EVAL, MAX_EVAL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn division_truncates_toward_zero() {
+        assert_eq!(scale(-17, 16), -1);
+        assert_eq!(scale(-15, 16), 0);
+        assert_eq!(scale(47, 24), 1);
+        assert_eq!(scale(i32::MAX, 1), MAX_EVAL);
+        assert_eq!(scale(i32::MIN + 1, 1), -MAX_EVAL);
+    }
+
+    #[test]
+    fn clips() {
+        assert_eq!(clip_acc(-5), 0);
+        assert_eq!(clip_acc(300), 127);
+        assert_eq!(clip_hidden(-1), 0); // -1 >> 6 == -1, clipped to 0
+        assert_eq!(clip_hidden(64 * 127 + 63), 127);
+        assert_eq!(clip_hidden(64 * 200), 127);
+        assert_eq!(clip_hidden(64 * 5 + 10), 5);
+    }
+}

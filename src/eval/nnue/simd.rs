@@ -1,0 +1,248 @@
+//! The one switch between the AVX2 kernels and their scalar twins, and the AVX2 kernels.
+//!
+//! [`Simd`] is chosen once (by [`Simd::detect`], when an [`NnueState`](super::NnueState) is built)
+//! and then every hot loop dispatches on it with one predictable branch. Detection happens at run
+//! time, so the default portable build (`x86-64` baseline, no `-C target-cpu`) uses AVX2 where the
+//! CPU has it. [`Simd::SCALAR`] forces the scalar twin (the tests run both and demand identical
+//! results); the crate feature `portable` compiles the AVX2 kernels out entirely.
+//!
+//! Soundness: an AVX2 `Simd` value can only be made by [`Simd::avx2`], which checks the CPU first
+//! (the inner enum is private), so holding one proves that the `#[target_feature(enable = "avx2")]`
+//! kernels may be called.
+//!
+//! Exactness: the transformer sums use wrapping 16-bit adds exactly like the scalar `wrapping_add`;
+//! the dot products use `maddubs` (u8 x i8 pairs summed into i16, saturating) whose pair sums are at
+//! most 2 * 127 * 128 = 32512 in magnitude because inputs are clipped to 0..=127, so it never
+//! saturates; the hidden-layer clip uses saturating packs, which clamp exactly like `clamp(0, 127)`.
+
+use super::layers::{propagate_scalar, Layers};
+use super::network::Network;
+use super::FT_OUT;
+
+/// Which implementation of the hot loops an evaluator uses. See the module docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Simd(Kind);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Scalar,
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    Avx2,
+}
+
+impl Simd {
+    /// The portable scalar kernels, available everywhere.
+    pub const SCALAR: Simd = Simd(Kind::Scalar);
+
+    /// The best kernels this CPU (and this build) supports: AVX2 when present, scalar otherwise
+    /// and always under the `portable` feature.
+    pub fn detect() -> Simd {
+        Simd::avx2().unwrap_or(Simd::SCALAR)
+    }
+
+    /// The AVX2 kernels, if this build has them and the CPU supports AVX2.
+    pub fn avx2() -> Option<Simd> {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Some(Simd(Kind::Avx2));
+        }
+        None
+    }
+
+    /// A short name for diagnostics: `avx2` or `scalar`.
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            Kind::Scalar => "scalar",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            Kind::Avx2 => "avx2",
+        }
+    }
+
+    /// `out = prev - sum of rows(removed) + sum of rows(added)`, wrapping `i16`. A refresh is
+    /// `update(bias, out, &[], features)`.
+    #[inline]
+    pub(crate) fn update(
+        self,
+        net: &Network,
+        prev: &[i16; FT_OUT],
+        out: &mut [i16; FT_OUT],
+        removed: &[u32],
+        added: &[u32],
+    ) {
+        match self.0 {
+            Kind::Scalar => update_scalar(net, prev, out, removed, added),
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            // SAFETY: a `Kind::Avx2` value exists only if `Simd::avx2` detected AVX2.
+            Kind::Avx2 => unsafe { avx2::update(net, prev, out, removed, added) },
+        }
+    }
+
+    /// The raw network output for the side to move's accumulator `us` and the other's `them`.
+    #[inline]
+    pub(crate) fn propagate(self, l: &Layers, us: &[i16; FT_OUT], them: &[i16; FT_OUT]) -> i32 {
+        match self.0 {
+            Kind::Scalar => propagate_scalar(l, us, them),
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            // SAFETY: a `Kind::Avx2` value exists only if `Simd::avx2` detected AVX2.
+            Kind::Avx2 => unsafe { avx2::propagate(l, us, them) },
+        }
+    }
+}
+
+/// Scalar twin of the accumulator update.
+fn update_scalar(
+    net: &Network,
+    prev: &[i16; FT_OUT],
+    out: &mut [i16; FT_OUT],
+    removed: &[u32],
+    added: &[u32],
+) {
+    *out = *prev;
+    for &f in removed {
+        for (o, &w) in out.iter_mut().zip(net.row(f)) {
+            *o = o.wrapping_sub(w);
+        }
+    }
+    for &f in added {
+        for (o, &w) in out.iter_mut().zip(net.row(f)) {
+            *o = o.wrapping_add(w);
+        }
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+mod avx2 {
+    #![allow(clippy::undocumented_unsafe_blocks)]
+    // SIMD module banner: every function here is `#[target_feature(enable = "avx2")]` and is only
+    // reached through `Simd`, whose AVX2 value proves the CPU has AVX2 (see the module docs
+    // above). Every pointer access reads or writes whole vectors strictly inside the fixed-size
+    // arrays it is derived from (the bounds are the array lengths, checked by the loop limits
+    // and the `const` assertions below); unaligned loads and stores are used throughout, so no
+    // alignment assumption is needed for soundness.
+
+    use super::super::layers::{Layers, HIDDEN, L1_IN};
+    use super::super::network::Network;
+    use super::super::FT_OUT;
+    use std::arch::x86_64::*;
+
+    /// Accumulator lanes per register.
+    const LANES: usize = 16;
+    /// Registers held per pass over the accumulator: 8 x 16 = 128 lanes, two passes per 256.
+    const REGS: usize = 8;
+    const _: () = assert!(FT_OUT.is_multiple_of(LANES * REGS));
+    const _: () = assert!(L1_IN.is_multiple_of(32) && HIDDEN == 32);
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn update(
+        net: &Network,
+        prev: &[i16; FT_OUT],
+        out: &mut [i16; FT_OUT],
+        removed: &[u32],
+        added: &[u32],
+    ) {
+        for pass in 0..FT_OUT / (LANES * REGS) {
+            let base = pass * LANES * REGS;
+            let mut r = [_mm256_setzero_si256(); REGS];
+            for (i, v) in r.iter_mut().enumerate() {
+                *v = _mm256_loadu_si256(prev.as_ptr().add(base + i * LANES).cast());
+            }
+            for &f in removed {
+                let row = net.row(f);
+                for (i, v) in r.iter_mut().enumerate() {
+                    let w = _mm256_loadu_si256(row.as_ptr().add(base + i * LANES).cast());
+                    *v = _mm256_sub_epi16(*v, w);
+                }
+            }
+            for &f in added {
+                let row = net.row(f);
+                for (i, v) in r.iter_mut().enumerate() {
+                    let w = _mm256_loadu_si256(row.as_ptr().add(base + i * LANES).cast());
+                    *v = _mm256_add_epi16(*v, w);
+                }
+            }
+            for (i, v) in r.iter().enumerate() {
+                _mm256_storeu_si256(out.as_mut_ptr().add(base + i * LANES).cast(), *v);
+            }
+        }
+    }
+
+    /// `clamp(acc, 0, 127)` as 256 bytes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn clip_acc(acc: &[i16; FT_OUT], out: &mut [u8]) {
+        debug_assert_eq!(out.len(), FT_OUT);
+        let zero = _mm256_setzero_si256();
+        for c in 0..FT_OUT / 32 {
+            let a = _mm256_loadu_si256(acc.as_ptr().add(32 * c).cast());
+            let b = _mm256_loadu_si256(acc.as_ptr().add(32 * c + 16).cast());
+            // Per 128-bit lane: a0..7 b0..7 | a8..15 b8..15, saturated to -128..=127; `max 0`
+            // completes the clamp, and the 64-bit permute restores a0..15 b0..15.
+            let p = _mm256_max_epi8(_mm256_packs_epi16(a, b), zero);
+            let p = _mm256_permute4x64_epi64::<0b11_01_10_00>(p);
+            _mm256_storeu_si256(out.as_mut_ptr().add(32 * c).cast(), p);
+        }
+    }
+
+    /// Sums of the eight `i32` lanes of each of four vectors: `[sum s0, sum s1, sum s2, sum s3]`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn haddx4(s: [__m256i; 4]) -> __m128i {
+        let s01 = _mm256_hadd_epi32(s[0], s[1]);
+        let s23 = _mm256_hadd_epi32(s[2], s[3]);
+        let s = _mm256_hadd_epi32(s01, s23);
+        _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s))
+    }
+
+    /// `clamp((b + w . x) >> 6, 0, 127)` for the 32 outputs, as 32 bytes in output order.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn affine_clip<const IN: usize>(
+        b: &[i32; HIDDEN],
+        w: &[[i8; IN]; HIDDEN],
+        x: &[u8; IN],
+    ) -> __m256i {
+        let ones = _mm256_set1_epi16(1);
+        let mut sums = [_mm_setzero_si128(); HIDDEN / 4];
+        for (g, sum) in sums.iter_mut().enumerate() {
+            let mut s = [_mm256_setzero_si256(); 4];
+            for c in 0..IN / 32 {
+                let xv = _mm256_loadu_si256(x.as_ptr().add(32 * c).cast());
+                for (k, sk) in s.iter_mut().enumerate() {
+                    let wv = _mm256_loadu_si256(w[4 * g + k].as_ptr().add(32 * c).cast());
+                    let p = _mm256_madd_epi16(_mm256_maddubs_epi16(xv, wv), ones);
+                    *sk = _mm256_add_epi32(*sk, p);
+                }
+            }
+            *sum = haddx4(s);
+        }
+        let mut v = [_mm256_setzero_si256(); 4];
+        for (i, vi) in v.iter_mut().enumerate() {
+            let s = _mm256_set_m128i(sums[2 * i + 1], sums[2 * i]);
+            let bias = _mm256_loadu_si256(b.as_ptr().add(8 * i).cast());
+            *vi = _mm256_srai_epi32::<6>(_mm256_add_epi32(s, bias));
+        }
+        // Saturating packs clamp to -128..=127 and `max 0` finishes the clip. Per 128-bit lane the
+        // packs leave the 32-bit groups in the order o0-3 o8-11 o16-19 o24-27 | o4-7 o12-15
+        // o20-23 o28-31; the final permute puts them back in output order.
+        let a = _mm256_packs_epi32(v[0], v[1]);
+        let c = _mm256_packs_epi32(v[2], v[3]);
+        let p = _mm256_max_epi8(_mm256_packs_epi16(a, c), _mm256_setzero_si256());
+        _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn propagate(l: &Layers, us: &[i16; FT_OUT], them: &[i16; FT_OUT]) -> i32 {
+        let mut x = [0u8; L1_IN];
+        clip_acc(us, &mut x[..FT_OUT]);
+        clip_acc(them, &mut x[FT_OUT..]);
+        let mut h1 = [0u8; HIDDEN];
+        _mm256_storeu_si256(h1.as_mut_ptr().cast(), affine_clip(&l.b1, &l.w1, &x));
+        let h2 = affine_clip(&l.b2, &l.w2, &h1);
+        let w3 = _mm256_loadu_si256(l.w3.as_ptr().cast());
+        let s = _mm256_madd_epi16(_mm256_maddubs_epi16(h2, w3), _mm256_set1_epi16(1));
+        let t = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+        let t = _mm_add_epi32(t, _mm_shuffle_epi32::<0b01_00_11_10>(t));
+        let t = _mm_add_epi32(t, _mm_shuffle_epi32::<0b10_11_00_01>(t));
+        l.b3 + _mm_cvtsi128_si32(t)
+    }
+}
