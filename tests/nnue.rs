@@ -4,74 +4,26 @@
 //! - incremental accumulators equal a full refresh along random games with undo and null moves;
 //! - every loader error is an `Err` with a message naming the problem.
 //!
-//! The test nets are rebuilt here byte for byte from the generator's definition
-//! (`docs/nnue-format.md`, "Test nets") and fed through the real loader.
+//! The test nets are rebuilt in memory byte for byte from the generator's definition
+//! (`docs/nnue-format.md`, "Test nets"; `hayate::eval::nnue::testnet`) and fed through the real
+//! loader.
 
-use hayate::eval::nnue::network::{ARCHITECTURE, CLASSIC_FILE_BYTES, FILE_HASH, VERSION};
+use hayate::eval::nnue::network::ARCHITECTURE;
 use hayate::eval::nnue::{
-    evaluate_full_with, Accumulator, Network, NnueError, NnueState, Simd, NUM_FEATURES,
+    evaluate_full_with, testnet, Accumulator, Network, NnueError, NnueState, Simd, NUM_FEATURES,
 };
 use hayate::position::{MoveList, Position};
 use hayate::types::{Move, MoveKind, PieceType};
 use std::sync::{Arc, OnceLock};
 
-// ------------------------------------------------------------------ the test-net generator
+// ------------------------------------------------------------------ the test nets
 
-/// splitmix64 over the parameter counter, exactly as `gen_testnet.py` draws parameters.
-struct Gen {
-    seed: u64,
-    i: u64,
-}
-
-impl Gen {
-    #[inline(always)]
-    fn next(&mut self, lo: i64, hi: i64) -> i64 {
-        self.i += 1;
-        let mut z = self
-            .seed
-            .wrapping_add(self.i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        lo + (z % (hi - lo + 1) as u64) as i64
-    }
-}
-
-/// The bytes `gen_testnet.py OUT seed [output_bias]` writes.
+/// The bytes `gen_testnet.py OUT seed [output_bias]` writes (built in memory; the golden rows
+/// below are what proves the generator right).
 fn testnet_bytes(seed: u64, output_bias: Option<i32>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(CLASSIC_FILE_BYTES);
-    let u32le = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
-    u32le(&mut out, VERSION);
-    u32le(&mut out, FILE_HASH);
-    u32le(&mut out, ARCHITECTURE.len() as u32);
-    out.extend_from_slice(ARCHITECTURE.as_bytes());
-    u32le(&mut out, 0x5D69_D7B8);
-    let mut g = Gen { seed, i: 0 };
-    for _ in 0..256 {
-        out.extend_from_slice(&(g.next(-40, 80) as i16).to_le_bytes());
-    }
-    for _ in 0..NUM_FEATURES * 256 {
-        out.extend_from_slice(&(g.next(-16, 15) as i16).to_le_bytes());
-    }
-    u32le(&mut out, 0x6333_7156);
-    for _ in 0..32 {
-        out.extend_from_slice(&(g.next(-2000, 2000) as i32).to_le_bytes());
-    }
-    for _ in 0..32 * 512 {
-        out.push(g.next(-8, 7) as i8 as u8);
-    }
-    for _ in 0..32 {
-        out.extend_from_slice(&(g.next(-1500, 1500) as i32).to_le_bytes());
-    }
-    for _ in 0..32 * 32 {
-        out.push(g.next(-16, 15) as i8 as u8);
-    }
-    let b3 = g.next(-3000, 3000) as i32;
-    out.extend_from_slice(&output_bias.unwrap_or(b3).to_le_bytes());
-    for _ in 0..32 {
-        out.push(g.next(-128, 127) as i8 as u8);
-    }
-    out
+    let bytes = testnet::bytes(seed, output_bias);
+    assert_eq!(bytes.len(), 64_217_066);
+    bytes
 }
 
 fn seed1_bytes() -> &'static [u8] {
@@ -94,10 +46,10 @@ fn seed7_bias() -> Arc<Network> {
     .clone()
 }
 
-/// The kernels to prove: scalar always, AVX2 where this CPU and build have it.
+/// The kernels to prove: scalar always, AVX2 and AVX-512 where this CPU and build have them.
 fn kernels() -> Vec<Simd> {
-    let mut v = vec![Simd::SCALAR];
-    v.extend(Simd::avx2());
+    let v = Simd::available();
+    assert!(v.contains(&Simd::SCALAR));
     v
 }
 
@@ -296,18 +248,22 @@ fn incremental_matches_refresh_along_random_games() {
 #[test]
 fn kernels_agree_on_accumulators_and_values() {
     let net = seed7_bias();
-    let Some(avx2) = Simd::avx2() else { return };
     let mut rng = 99;
     let mut pos = Position::startpos();
     for _ in 0..200 {
         let a = Accumulator::refreshed(&net, &pos, Simd::SCALAR).unwrap();
-        let b = Accumulator::refreshed(&net, &pos, avx2).unwrap();
-        assert!(a == b, "{}", pos.to_sfen());
-        for fv in [1, 16, 24] {
-            assert_eq!(
-                evaluate_full_with(&net, &pos, fv, Simd::SCALAR),
-                evaluate_full_with(&net, &pos, fv, avx2)
-            );
+        for simd in kernels() {
+            let b = Accumulator::refreshed(&net, &pos, simd).unwrap();
+            assert!(a == b, "{}: {}", simd.name(), pos.to_sfen());
+            for fv in [1, 16, 24] {
+                assert_eq!(
+                    evaluate_full_with(&net, &pos, fv, Simd::SCALAR),
+                    evaluate_full_with(&net, &pos, fv, simd),
+                    "{}: {}",
+                    simd.name(),
+                    pos.to_sfen()
+                );
+            }
         }
         let moves = MoveList::legal(&pos, true);
         if moves.is_empty() {

@@ -22,8 +22,16 @@ pub const WEIGHT_SHIFT: u32 = 6;
 /// Largest evaluation `evaluate` returns (YaneuraOu's `VALUE_MAX_EVAL`), in either sign.
 pub const MAX_EVAL: i32 = 31753;
 
-/// Biases and weights of the three affine layers, row-major (`[output][input]`), aligned so that
-/// every row starts on a 64-byte boundary.
+/// Bytes of one input-major block: the weights of four consecutive inputs for all 32 outputs.
+pub const BLOCK: usize = 4 * HIDDEN;
+
+/// Biases and weights of the three affine layers, row-major (`[output][input]`, as in the file),
+/// aligned so that every row starts on a 64-byte boundary.
+///
+/// The two hidden layers are also kept input-major for the VNNI kernel: block `c` holds, for each
+/// output `o` in turn, the four weights of inputs `4c .. 4c + 4` (`w1_blocks[c][4 * o + k] =
+/// w1[o][4 * c + k]`). That kernel broadcasts four input bytes and multiplies them with a whole
+/// block, so the 32 sums build up in place with no horizontal reduction.
 #[repr(C, align(64))]
 pub struct Layers {
     pub(crate) b1: [i32; HIDDEN],
@@ -32,6 +40,8 @@ pub struct Layers {
     pub(crate) w2: [[i8; HIDDEN]; HIDDEN],
     pub(crate) w3: [i8; HIDDEN],
     pub(crate) b3: i32,
+    pub(crate) w1_blocks: [[i8; BLOCK]; L1_IN / 4],
+    pub(crate) w2_blocks: [[i8; BLOCK]; HIDDEN / 4],
 }
 
 impl Layers {
@@ -47,7 +57,22 @@ impl Layers {
             w2: [[0; HIDDEN]; HIDDEN],
             w3: [0; HIDDEN],
             b3: 0,
+            w1_blocks: [[0; BLOCK]; L1_IN / 4],
+            w2_blocks: [[0; BLOCK]; HIDDEN / 4],
         })
+    }
+
+    /// Fills the input-major copies from the row-major weights (after loading).
+    pub(crate) fn build_blocks(&mut self) {
+        fn fill<const IN: usize>(rows: &[[i8; IN]; HIDDEN], blocks: &mut [[i8; BLOCK]]) {
+            for (c, block) in blocks.iter_mut().enumerate() {
+                for (o, row) in rows.iter().enumerate() {
+                    block[4 * o..4 * o + 4].copy_from_slice(&row[4 * c..4 * c + 4]);
+                }
+            }
+        }
+        fill(&self.w1, &mut self.w1_blocks);
+        fill(&self.w2, &mut self.w2_blocks);
     }
 }
 

@@ -9,6 +9,7 @@
 //! - [`accumulator`]: the transformer accumulators and the incremental stack ([`NnueState`]).
 //! - [`layers`]: the affine / clipped-ReLU layers and the exact scalar forward pass.
 //! - [`simd`]: the switch between AVX2 kernels and their scalar twins ([`Simd`]).
+//! - [`testnet`]: the deterministic random test nets (for tests and benchmarks).
 //!
 //! How the search uses it:
 //! ```no_run
@@ -32,6 +33,7 @@ pub mod features;
 pub mod layers;
 pub mod network;
 pub mod simd;
+pub mod testnet;
 
 pub use accumulator::{evaluate_full, evaluate_full_with, Accumulator, NnueState};
 pub use network::{Network, NnueError};

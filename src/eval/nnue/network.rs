@@ -310,6 +310,7 @@ impl Network {
         r.i32s(&mut b3, expected)?;
         layers.b3 = b3[0];
         r.i8s(&mut layers.w3, expected)?;
+        layers.build_blocks();
         if r.pos != bytes.len() {
             // Unreachable after the length check above; kept so a layout slip cannot go unnoticed.
             return Err(NnueError::TrailingBytes {
