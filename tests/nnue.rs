@@ -245,6 +245,42 @@ fn incremental_matches_refresh_along_random_games() {
     }
 }
 
+/// Long stretches without an evaluation: the lazy walk-back gives up on chains that cost more
+/// than a refresh, and entries left uncomputed below the top are filled in correctly later.
+#[test]
+fn long_lazy_chains() {
+    let net = seed1();
+    for simd in kernels() {
+        let mut seen = Seen::default();
+        let mut rng = 5;
+        let mut pos = Position::startpos();
+        let mut state = NnueState::with_simd(net.clone(), 16, simd);
+        state.reset(&pos);
+        let mut line = Vec::new();
+        for ply in 1..=150 {
+            let moves = MoveList::legal(&pos, true);
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves.as_slice()[(rand(&mut rng) % moves.len() as u64) as usize];
+            pos.do_move_observed(m, &mut state);
+            line.push(m);
+            if ply % 50 == 0 {
+                compare(&net, &mut state, &pos, simd, &mut seen);
+            }
+        }
+        while !line.is_empty() {
+            for _ in 0..17 {
+                if let Some(m) = line.pop() {
+                    pos.undo_move_observed(m, &mut state);
+                }
+            }
+            compare(&net, &mut state, &pos, simd, &mut seen);
+        }
+        assert!(seen.checks >= 5, "{seen:?}");
+    }
+}
+
 #[test]
 fn kernels_agree_on_accumulators_and_values() {
     let net = seed7_bias();

@@ -50,7 +50,8 @@ impl Accumulator {
         Some(acc)
     }
 
-    /// The evaluation of a position with these accumulators, from the side to move's view.
+    /// The evaluation of a position with these accumulators and side to move `stm`, from the side
+    /// to move's view (`fv_scale` below 1 counts as 1).
     #[inline]
     pub fn evaluate(&self, net: &Network, stm: Color, fv_scale: i32, simd: Simd) -> i32 {
         let out = simd.propagate(&net.layers, self.get(stm), self.get(!stm));
@@ -81,7 +82,7 @@ pub fn evaluate_full(net: &Network, pos: &Position, fv_scale: i32) -> Option<i32
 /// [`evaluate_full`] with the kernels chosen by the caller (tests compare both).
 pub fn evaluate_full_with(net: &Network, pos: &Position, fv_scale: i32, simd: Simd) -> Option<i32> {
     let acc = Accumulator::refreshed(net, pos, simd)?;
-    Some(acc.evaluate(net, pos.side_to_move(), fv_scale.max(1), simd))
+    Some(acc.evaluate(net, pos.side_to_move(), fv_scale, simd))
 }
 
 /// One ply of the stack.
@@ -112,7 +113,8 @@ const MAX_DELTA_COST: usize = PIECES;
 /// One search thread's NNUE evaluator: a shared net, the kernels chosen once, FV_SCALE, and the
 /// accumulator stack that follows the position through [`MoveObserver`].
 ///
-/// Use: `reset(&pos)` whenever the root position is set; make and take back every move with
+/// Use: `reset(&pos)` whenever the root position is set (a new state follows no position, and
+/// its `evaluate` returns `None`, until then); make and take back every move with
 /// `pos.do_move_observed(m, &mut state)` / `pos.undo_move_observed(m, &mut state)` (and the null
 /// move variants); call `evaluate(&pos)` with the current position whenever a value is needed.
 ///
