@@ -28,9 +28,9 @@ pub const BLOCK: usize = 4 * HIDDEN;
 /// Biases and weights of the three affine layers, row-major (`[output][input]`, as in the file),
 /// aligned so that every row starts on a 64-byte boundary.
 ///
-/// The two hidden layers are also kept input-major for the VNNI kernel: block `c` holds, for each
+/// The two hidden layers are also kept input-major for the SIMD kernels: block `c` holds, for each
 /// output `o` in turn, the four weights of inputs `4c .. 4c + 4` (`w1_blocks[c][4 * o + k] =
-/// w1[o][4 * c + k]`). That kernel broadcasts four input bytes and multiplies them with a whole
+/// w1[o][4 * c + k]`). Those kernels broadcast four input bytes and multiply them with a whole
 /// block, so the 32 sums build up in place with no horizontal reduction.
 #[repr(C, align(64))]
 pub struct Layers {

@@ -1,13 +1,17 @@
 //! The one switch between the SIMD kernels and their scalar twins, and the SIMD kernels.
 //!
-//! Three kernel sets compute bit-identical results:
+//! Four kernel sets compute bit-identical results:
 //! - scalar: plain Rust, the reference (and what non-x86 targets and `--features portable` use);
-//! - `avx2`: 256-bit accumulator updates in two passes of 8 registers; the hidden layers as
-//!   row-major `maddubs`/`madd` dot products, four outputs reduced at a time;
+//! - `avx2`: 256-bit accumulator updates in two passes of 8 registers; the hidden layers
+//!   input-major (see `Layers`): four input bytes broadcast against a block of 32 outputs x 4
+//!   weights, with `maddubs` + `madd`, so the sums build up in place with no horizontal reduction;
+//! - `avxvnni` (AVX2 plus AVX-VNNI: Intel Alder Lake and later cores without AVX-512): the same,
+//!   with one `vpdpbusd` per block step;
 //! - `avx512` (AVX-512 F/BW plus VNNI): the whole accumulator in 8 registers, one pass per
-//!   update; the hidden layers input-major with `vpdpbusd` (see `Layers`), no reductions.
-//!   Measured on a Sapphire Rapids core: about 1.8x AVX2 on the forward pass and 1.4x on an
-//!   incremental evaluation, so it earns its place.
+//!   update; the hidden layers with 512-bit `vpdpbusd`.
+//!
+//! Measured on one Sapphire Rapids core (`benches/nnue.rs`), forward pass / incremental evaluation
+//! relative to AVX2: `avxvnni` 1.4x / 1.4x, `avx512` 1.8x / 1.5x, so both earn their place.
 //!
 //! [`Simd`] is chosen once (by [`Simd::detect`], when an [`NnueState`](super::NnueState) is built)
 //! and then every hot loop dispatches on it with one predictable branch. Detection happens at run
@@ -15,12 +19,12 @@
 //! CPU has. [`Simd::SCALAR`] forces the scalar twin (the tests run every available set and demand
 //! identical results); the crate feature `portable` compiles the SIMD kernels out entirely.
 //!
-//! Soundness: a SIMD `Simd` value can only be made by [`Simd::avx2`] / [`Simd::avx512`], which
-//! check the CPU first (the inner enum is private), so holding one proves that the matching
-//! `#[target_feature]` kernels may be called.
+//! Soundness: a SIMD `Simd` value can only be made by [`Simd::avx2`], [`Simd::avx_vnni`] or
+//! [`Simd::avx512`], which check the CPU first (the inner enum is private), so holding one
+//! proves that the matching `#[target_feature]` kernels may be called.
 //!
 //! Exactness: the transformer sums use wrapping 16-bit adds exactly like the scalar
-//! `wrapping_add`. The AVX2 dot products use `maddubs` (u8 x i8 pairs summed into i16, saturating),
+//! `wrapping_add`. The AVX2 block step uses `maddubs` (u8 x i8 pairs summed into i16, saturating),
 //! whose pair sums are at most 2 * 127 * 128 = 32512 in magnitude because the inputs are clipped
 //! to 0..=127, so it never saturates; `vpdpbusd` sums four products straight into i32 without
 //! saturation. The hidden-layer clip uses saturating packs / narrowing, which clamp exactly like
@@ -40,6 +44,8 @@ enum Kind {
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     Avx2,
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    AvxVnni,
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     Avx512,
 }
 
@@ -47,18 +53,38 @@ impl Simd {
     /// The portable scalar kernels, available everywhere.
     pub const SCALAR: Simd = Simd(Kind::Scalar);
 
-    /// The best kernels this CPU (and this build) supports: AVX-512 with VNNI, else AVX2, else
-    /// scalar (always scalar under the `portable` feature).
+    /// The best kernels this CPU (and this build) supports: AVX-512 with VNNI, else AVX2 with
+    /// AVX-VNNI, else AVX2, else scalar (always scalar under the `portable` feature).
     pub fn detect() -> Simd {
-        Simd::avx512().or_else(Simd::avx2).unwrap_or(Simd::SCALAR)
+        Simd::avx512()
+            .or_else(Simd::avx_vnni)
+            .or_else(Simd::avx2)
+            .unwrap_or(Simd::SCALAR)
     }
 
     /// Every kernel set this CPU and build can run, best first (the tests prove each).
     pub fn available() -> Vec<Simd> {
-        [Simd::avx512(), Simd::avx2(), Some(Simd::SCALAR)]
-            .into_iter()
-            .flatten()
-            .collect()
+        [
+            Simd::avx512(),
+            Simd::avx_vnni(),
+            Simd::avx2(),
+            Some(Simd::SCALAR),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// The AVX2 kernels with AVX-VNNI dot products (Intel Alder Lake and later cores without
+    /// AVX-512), if this build has them and the CPU supports AVX2 and AVX-VNNI.
+    pub fn avx_vnni() -> Option<Simd> {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("avxvnni")
+        {
+            return Some(Simd(Kind::AvxVnni));
+        }
+        None
     }
 
     /// The AVX-512 kernels (512-bit accumulator updates, VNNI dot products), if this build has
@@ -84,12 +110,14 @@ impl Simd {
         None
     }
 
-    /// A short name for diagnostics (`avx512`, `avx2` or `scalar`).
+    /// A short name for diagnostics (`avx512`, `avxvnni`, `avx2` or `scalar`).
     pub fn name(self) -> &'static str {
         match self.0 {
             Kind::Scalar => "scalar",
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             Kind::Avx2 => "avx2",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            Kind::AvxVnni => "avxvnni",
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             Kind::Avx512 => "avx512",
         }
@@ -112,6 +140,10 @@ impl Simd {
             // SAFETY: a `Kind::Avx2` value exists only if `Simd::avx2` detected AVX2.
             Kind::Avx2 => unsafe { avx2::update(net, prev, out, removed, added) },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            // SAFETY: a `Kind::AvxVnni` value exists only if `Simd::avx_vnni` detected AVX2 (and
+            // AVX-VNNI, which the update does not need).
+            Kind::AvxVnni => unsafe { avx2::update(net, prev, out, removed, added) },
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx512` value exists only if `Simd::avx512` detected its features.
             Kind::Avx512 => unsafe { avx512::update(net, prev, out, removed, added) },
         }
@@ -125,6 +157,10 @@ impl Simd {
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx2` value exists only if `Simd::avx2` detected AVX2.
             Kind::Avx2 => unsafe { avx2::propagate(l, us, them) },
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            // SAFETY: a `Kind::AvxVnni` value exists only if `Simd::avx_vnni` detected AVX2 and
+            // AVX-VNNI.
+            Kind::AvxVnni => unsafe { avx2::propagate_vnni(l, us, them) },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx512` value exists only if `Simd::avx512` detected its features.
             Kind::Avx512 => unsafe { avx512::propagate(l, us, them) },
@@ -174,14 +210,14 @@ fn update_scalar(
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod avx2 {
     #![allow(clippy::undocumented_unsafe_blocks)]
-    // SIMD module banner: every function here is `#[target_feature(enable = "avx2")]` and is only
-    // reached through `Simd`, whose AVX2 value proves the CPU has AVX2 (see the module docs
-    // above). Every pointer access reads or writes whole vectors strictly inside the fixed-size
+    // SIMD module banner: every function here is `#[target_feature(enable = "avx2")]` (the VNNI
+    // ones add "avxvnni") and is only reached through `Simd`, whose AVX2 and AVX-VNNI values prove
+    // the CPU has those features (see the module docs above). Every pointer access reads or writes whole vectors strictly inside the fixed-size
     // arrays it is derived from (the bounds are the array lengths, checked by the loop limits
     // and the `const` assertions below); unaligned loads and stores are used throughout, so no
     // alignment assumption is needed for soundness.
 
-    use super::super::layers::{Layers, HIDDEN, L1_IN};
+    use super::super::layers::{Layers, BLOCK, HIDDEN, L1_IN};
     use super::super::network::Network;
     use super::super::FT_OUT;
     use std::arch::x86_64::*;
@@ -191,7 +227,7 @@ mod avx2 {
     /// Registers held per pass over the accumulator: 8 x 16 = 128 lanes, two passes per 256.
     const REGS: usize = 8;
     const _: () = assert!(FT_OUT.is_multiple_of(LANES * REGS));
-    const _: () = assert!(L1_IN.is_multiple_of(32) && HIDDEN == 32);
+    const _: () = assert!(L1_IN.is_multiple_of(32) && HIDDEN == 32 && BLOCK == 128);
 
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn update(
@@ -244,63 +280,81 @@ mod avx2 {
         }
     }
 
-    /// Sums of the eight `i32` lanes of each of four vectors: `[sum s0, sum s1, sum s2, sum s3]`.
+    /// One block step without VNNI: `acc + (x . w)` per `i32` lane, each lane the dot product of
+    /// four input bytes with four weights (`maddubs` pairs them into `i16`, `madd` sums the pairs).
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn haddx4(s: [__m256i; 4]) -> __m128i {
-        let s01 = _mm256_hadd_epi32(s[0], s[1]);
-        let s23 = _mm256_hadd_epi32(s[2], s[3]);
-        let s = _mm256_hadd_epi32(s01, s23);
-        _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s))
+    unsafe fn dot_maddubs(acc: __m256i, x: __m256i, w: __m256i) -> __m256i {
+        let p = _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), _mm256_set1_epi16(1));
+        _mm256_add_epi32(acc, p)
     }
 
-    /// `clamp((b + w . x) >> 6, 0, 127)` for the 32 outputs, as 32 bytes in output order.
+    /// The same block step in one AVX-VNNI instruction.
     #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn affine_clip<const IN: usize>(
-        b: &[i32; HIDDEN],
-        w: &[[i8; IN]; HIDDEN],
-        x: &[u8; IN],
-    ) -> __m256i {
-        let ones = _mm256_set1_epi16(1);
-        let mut sums = [_mm_setzero_si128(); HIDDEN / 4];
-        for (g, sum) in sums.iter_mut().enumerate() {
-            let mut s = [_mm256_setzero_si256(); 4];
-            for c in 0..IN / 32 {
-                let xv = _mm256_loadu_si256(x.as_ptr().add(32 * c).cast());
-                for (k, sk) in s.iter_mut().enumerate() {
-                    let wv = _mm256_loadu_si256(w[4 * g + k].as_ptr().add(32 * c).cast());
-                    let p = _mm256_madd_epi16(_mm256_maddubs_epi16(xv, wv), ones);
-                    *sk = _mm256_add_epi32(*sk, p);
+    #[target_feature(enable = "avx2,avxvnni")]
+    unsafe fn dot_vnni(acc: __m256i, x: __m256i, w: __m256i) -> __m256i {
+        _mm256_dpbusd_avx_epi32(acc, x, w)
+    }
+
+    /// Defines a hidden-layer kernel and a forward pass on top of a block step (`dot_maddubs` or
+    /// `dot_vnni`), enabling `$features` on both so that the step inlines.
+    macro_rules! forward_pass {
+        ($affine:ident, $propagate:ident, $dot:ident, $features:literal) => {
+            /// `clamp((b + w . x) >> 6, 0, 127)` for the 32 outputs from input-major `blocks`
+            /// (one per four inputs; see `Layers`), as 32 bytes in output order.
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn $affine(b: &[i32; HIDDEN], blocks: &[[i8; BLOCK]], x: &[u8]) -> __m256i {
+                debug_assert!(x.len() == 4 * blocks.len() && blocks.len().is_multiple_of(2));
+                // acc[k][q]: outputs 8q .. 8q + 8, from the blocks c with c % 2 == k (two
+                // independent chains per output group hide the step's latency).
+                let mut acc = [[_mm256_setzero_si256(); 4]; 2];
+                for c2 in (0..blocks.len()).step_by(2) {
+                    for (k, acc) in acc.iter_mut().enumerate() {
+                        let c = c2 + k;
+                        let four = x.as_ptr().add(4 * c).cast::<i32>().read_unaligned();
+                        let xv = _mm256_set1_epi32(four);
+                        for (q, a) in acc.iter_mut().enumerate() {
+                            let w = _mm256_loadu_si256(blocks[c].as_ptr().add(32 * q).cast());
+                            *a = $dot(*a, xv, w);
+                        }
+                    }
                 }
+                let mut v = [_mm256_setzero_si256(); 4];
+                for (q, vq) in v.iter_mut().enumerate() {
+                    let bias = _mm256_loadu_si256(b.as_ptr().add(8 * q).cast());
+                    let s = _mm256_add_epi32(_mm256_add_epi32(acc[0][q], acc[1][q]), bias);
+                    *vq = _mm256_srai_epi32::<6>(s);
+                }
+                // Saturating packs clamp to -128..=127 and `max 0` finishes the clip. Per 128-bit
+                // lane the packs leave the 32-bit groups in the order o0-3 o8-11 o16-19 o24-27 |
+                // o4-7 o12-15 o20-23 o28-31; the final permute puts them back in output order.
+                let a = _mm256_packs_epi32(v[0], v[1]);
+                let c = _mm256_packs_epi32(v[2], v[3]);
+                let p = _mm256_max_epi8(_mm256_packs_epi16(a, c), _mm256_setzero_si256());
+                _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
             }
-            *sum = haddx4(s);
-        }
-        let mut v = [_mm256_setzero_si256(); 4];
-        for (i, vi) in v.iter_mut().enumerate() {
-            let s = _mm256_set_m128i(sums[2 * i + 1], sums[2 * i]);
-            let bias = _mm256_loadu_si256(b.as_ptr().add(8 * i).cast());
-            *vi = _mm256_srai_epi32::<6>(_mm256_add_epi32(s, bias));
-        }
-        // Saturating packs clamp to -128..=127 and `max 0` finishes the clip. Per 128-bit lane the
-        // packs leave the 32-bit groups in the order o0-3 o8-11 o16-19 o24-27 | o4-7 o12-15
-        // o20-23 o28-31; the final permute puts them back in output order.
-        let a = _mm256_packs_epi32(v[0], v[1]);
-        let c = _mm256_packs_epi32(v[2], v[3]);
-        let p = _mm256_max_epi8(_mm256_packs_epi16(a, c), _mm256_setzero_si256());
-        _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
+
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn $propagate(
+                l: &Layers,
+                us: &[i16; FT_OUT],
+                them: &[i16; FT_OUT],
+            ) -> i32 {
+                let mut x = [0u8; L1_IN];
+                clip_acc(us, &mut x[..FT_OUT]);
+                clip_acc(them, &mut x[FT_OUT..]);
+                let mut h1 = [0u8; HIDDEN];
+                let v1 = $affine(&l.b1, &l.w1_blocks, &x);
+                _mm256_storeu_si256(h1.as_mut_ptr().cast(), v1);
+                let h2 = $affine(&l.b2, &l.w2_blocks, &h1);
+                output(l, h2)
+            }
+        };
     }
 
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn propagate(l: &Layers, us: &[i16; FT_OUT], them: &[i16; FT_OUT]) -> i32 {
-        let mut x = [0u8; L1_IN];
-        clip_acc(us, &mut x[..FT_OUT]);
-        clip_acc(them, &mut x[FT_OUT..]);
-        let mut h1 = [0u8; HIDDEN];
-        _mm256_storeu_si256(h1.as_mut_ptr().cast(), affine_clip(&l.b1, &l.w1, &x));
-        let h2 = affine_clip(&l.b2, &l.w2, &h1);
-        output(l, h2)
-    }
+    forward_pass!(affine_clip, propagate, dot_maddubs, "avx2");
+    forward_pass!(affine_clip_vnni, propagate_vnni, dot_vnni, "avx2,avxvnni");
 
     /// `b3 + w3 . h2` for the 32 bytes of `h2`.
     #[inline]
