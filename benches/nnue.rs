@@ -3,7 +3,8 @@
 //! AVX2 / scalar ratio. Uses the seed-1 test net (`hayate::eval::nnue::testnet`); a real net has
 //! the same shapes, so the same speed.
 //!
-//! Run natively: `RUSTFLAGS="-C target-cpu=native" cargo bench --bench nnue --target-dir target/native`.
+//! Run natively:
+//! `RUSTFLAGS="-C target-cpu=native" cargo bench --bench nnue --target-dir target/native`.
 //! Each figure is the median of several timed runs, measured in thread CPU time.
 
 use hayate::eval::nnue::{testnet, Accumulator, Network, NnueState, Simd};
@@ -203,7 +204,7 @@ fn main() {
         "acc refresh",
         "forward pass",
     ];
-    print!("{:<8}", "per s");
+    print!("{:<11}", "per second");
     for h in heads {
         print!(" {h:>15}");
     }
@@ -241,7 +242,7 @@ fn main() {
             20 * accs.len()
         });
         let row = [inc, eval_only, update, cold, full, refresh, forward];
-        print!("{:<8}", simd.name());
+        print!("{:<11}", simd.name());
         for v in row {
             print!(" {v:>15.0}");
         }
@@ -251,19 +252,26 @@ fn main() {
     // Speed-up of each SIMD kernel set over the scalar twin (the last row).
     let (_, scalar) = results.last().copied().expect("scalar always runs");
     for (simd, row) in &results[..results.len() - 1] {
-        print!("{:<8}", format!("{}/sc", simd.name()));
+        print!("{:<11}", format!("{}/sc", simd.name()));
         for (v, s) in row.iter().zip(scalar) {
             print!(" {:>14.2}x", v / s);
         }
         println!();
     }
-    println!(
-        "\nincremental: evaluations/s along the trees (each root's tree {REPEAT} times in a row, as a \
-         search stays on one root),\n  including do/undo with the observer and the lazy \
-         accumulator updates; (minus do/undo): the same with the bare do/undo time taken out;\n  \
-         acc update: the same walk bringing only the accumulators up to date; cold incremental: \
-         every root in turn, once;\n  full eval: both accumulators from scratch plus the forward \
-         pass; acc refresh: both accumulators from scratch;\n  forward pass: the layers after \
-         the transformer. Rates are per second of thread CPU time; medians of {SAMPLES} runs."
-    );
+    println!();
+    for line in LEGEND {
+        println!("{line}");
+    }
+    println!("Rates per second of thread CPU time, medians of {SAMPLES} runs.");
 }
+
+const LEGEND: [&str; 8] = [
+    "incremental      evaluations along the search-like trees, with do/undo through the",
+    "                 observer and the lazy accumulator updates (each root's tree walked",
+    "                 several times in a row: a search stays on one root)",
+    "(minus do/undo)  the same with the bare do/undo time removed",
+    "acc update       the same walk, bringing only the accumulators up to date (no forward pass)",
+    "cold incremental every root in turn, once: cold caches, the worst case",
+    "full eval        both accumulators from scratch plus the forward pass; acc refresh: without",
+    "forward pass     the layers after the transformer, accumulators given",
+];

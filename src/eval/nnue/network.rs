@@ -4,15 +4,17 @@
 //! ```text
 //! u32 version 0x7AF32F16 | u32 file hash 0x3E5AA6EE | u32 N | N bytes architecture string
 //! u32 transformer hash 0x5D69D7B8 | i16 ft_bias[256] | i16 ft_weight[125388][256]
-//! u32 network hash 0x63337156 | i32 b1[32] i8 w1[32][512] | i32 b2[32] i8 w2[32][32] | i32 b3 i8 w3[32]
+//! u32 network hash 0x63337156 | i32 b1[32] i8 w1[32][512] | i32 b2[32] i8 w2[32][32]
+//!                              | i32 b3 i8 w3[32]
 //! ```
 //! Checks run in the order that gives the most useful message: the version first (is this an NNUE
 //! file at all?), then the file hash (is it this architecture? the message quotes the file's own
 //! architecture string), then the length (truncated or over-long), then the two inner hashes.
 //!
 //! In memory the transformer weights stay feature-major, one 64-byte-aligned row of 256 `i16` per
-//! feature, so an accumulator update streams whole rows with aligned vector loads. The layer weights
-//! stay row-major (`[output][input]`), which is what a dot-product kernel wants.
+//! feature, so an accumulator update streams whole rows with aligned vector loads. The layer
+//! weights stay row-major (`[output][input]`) for the scalar kernels and are also copied
+//! input-major for the SIMD ones (see `layers::Layers`).
 
 use super::layers::Layers;
 use super::{FT_OUT, NUM_FEATURES};

@@ -212,10 +212,11 @@ mod avx2 {
     #![allow(clippy::undocumented_unsafe_blocks)]
     // SIMD module banner: every function here is `#[target_feature(enable = "avx2")]` (the VNNI
     // ones add "avxvnni") and is only reached through `Simd`, whose AVX2 and AVX-VNNI values prove
-    // the CPU has those features (see the module docs above). Every pointer access reads or writes whole vectors strictly inside the fixed-size
-    // arrays it is derived from (the bounds are the array lengths, checked by the loop limits
-    // and the `const` assertions below); unaligned loads and stores are used throughout, so no
-    // alignment assumption is needed for soundness.
+    // the CPU has those features (see the module docs above). Every pointer access reads or
+    // writes whole vectors strictly inside the fixed-size arrays it is derived from (the bounds
+    // are the array lengths, checked by the loop limits and the `const` assertions below);
+    // unaligned loads and stores are used throughout, so no alignment assumption is needed for
+    // soundness.
 
     use super::super::layers::{Layers, BLOCK, HIDDEN, L1_IN};
     use super::super::network::Network;
