@@ -345,6 +345,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn shareable_between_search_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        send_sync::<Network>();
+        send::<crate::eval::nnue::NnueState>();
+    }
+
+    #[test]
     fn hashes_follow_the_derivation() {
         assert_eq!(TRANSFORMER_HASH, 0x5D69_D7B8);
         assert_eq!(NETWORK_HASH, 0x6333_7156);
