@@ -46,7 +46,8 @@ fn seed7_bias() -> Arc<Network> {
     .clone()
 }
 
-/// The kernels to prove: scalar always, AVX2 and AVX-512 where this CPU and build have them.
+/// The kernels to prove: scalar always, and every SIMD set (AVX2, AVX-VNNI, AVX-512) this CPU and
+/// build have.
 fn kernels() -> Vec<Simd> {
     let v = Simd::available();
     assert!(v.contains(&Simd::SCALAR));
@@ -178,8 +179,15 @@ fn random_game(
             continue;
         }
         if r < 12 && !pos.in_check() {
+            // A null move, and (as a search does) a move made under it.
             pos.do_null_move_observed(&mut state);
             compare(net, &mut state, &pos, simd, seen);
+            let replies = MoveList::legal(&pos, true);
+            if let Some(&m) = replies.as_slice().first() {
+                pos.do_move_observed(m, &mut state);
+                compare(net, &mut state, &pos, simd, seen);
+                pos.undo_move_observed(m, &mut state);
+            }
             pos.undo_null_move_observed(&mut state);
             seen.null_moves += 1;
         }
