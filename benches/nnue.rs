@@ -1,0 +1,277 @@
+//! NNUE evaluator benchmark: evaluations per second with incremental updates along search-like
+//! move trees from `tests/data/bench.sfen`, the full-refresh rate, the forward pass alone, and the
+//! AVX2 / scalar ratio. Uses the seed-1 test net (`hayate::eval::nnue::testnet`); a real net has
+//! the same shapes, so the same speed.
+//!
+//! Run natively:
+//! `RUSTFLAGS="-C target-cpu=native" cargo bench --bench nnue --target-dir target/native`.
+//! Each figure is the median of several timed runs, measured in thread CPU time.
+
+use hayate::eval::nnue::{testnet, Accumulator, Network, NnueState, Simd};
+use hayate::position::{MoveList, Position};
+use hayate::types::Move;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+const SAMPLES: usize = 9;
+const MIN_SAMPLE: f64 = 0.05;
+/// Moves tried per node and depth of the trees: 4 + 16 + 64 evaluated children per root.
+const BRANCH: usize = 4;
+const DEPTH: usize = 3;
+/// Walks of one root's tree in a row in the search-like figures.
+const REPEAT: usize = 8;
+
+fn rand(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[derive(Clone, Copy)]
+enum Op {
+    /// Make the move, then evaluate.
+    Do(Move),
+    Undo(Move),
+}
+
+/// A depth-first walk over random legal moves: what a search does to the evaluator.
+fn tree(pos: &mut Position, depth: usize, rng: &mut u64, ops: &mut Vec<Op>) {
+    if depth == 0 {
+        return;
+    }
+    let moves = MoveList::legal(pos, false);
+    for _ in 0..BRANCH.min(moves.len()) {
+        let m = moves.as_slice()[(rand(rng) % moves.len() as u64) as usize];
+        ops.push(Op::Do(m));
+        pos.do_move(m);
+        tree(pos, depth - 1, rng, ops);
+        pos.undo_move(m);
+        ops.push(Op::Undo(m));
+    }
+}
+
+/// Seconds of CPU time this thread has used. The machine this runs on is often shared, so wall
+/// time would also count the time the thread waits for a core; thread CPU time does not.
+#[cfg(target_os = "linux")]
+fn cpu_seconds() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `clock_gettime` (glibc and musl, 64-bit Linux: two 64-bit fields) only writes the
+    // `timespec` it is given, which lives on this stack frame.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime");
+    ts.sec as f64 + ts.nsec as f64 * 1e-9
+}
+
+#[cfg(not(target_os = "linux"))]
+fn cpu_seconds() -> f64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
+/// Median of `SAMPLES` runs of `f`, which returns how many operations it did; in ops per second
+/// of thread CPU time. Each run repeats `f` until it has taken at least `MIN_SAMPLE` seconds.
+fn rate(mut f: impl FnMut() -> usize) -> f64 {
+    f(); // warm-up
+    let mut v: Vec<f64> = (0..SAMPLES)
+        .map(|_| {
+            let t = cpu_seconds();
+            let mut n = 0;
+            while cpu_seconds() - t < MIN_SAMPLE {
+                n += f();
+            }
+            n as f64 / (cpu_seconds() - t)
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+struct Work {
+    roots: Vec<Position>,
+    trees: Vec<Vec<Op>>,
+}
+
+/// Evaluations per second with do/undo and lazy incremental updates, walking each root's tree
+/// `repeat` times in a row (a search stays on one root, so its rows stay cached; `repeat` 1 walks
+/// all 61 roots in turn, a cold-cache worst case). With `forward` false only the accumulators are
+/// brought up to date (no forward pass).
+fn incremental(net: &Arc<Network>, simd: Simd, w: &mut Work, forward: bool, repeat: usize) -> f64 {
+    let mut state = NnueState::with_simd(net.clone(), 16, simd);
+    let eval = |state: &mut NnueState, pos: &Position| {
+        if forward {
+            black_box(state.evaluate(pos));
+        } else {
+            black_box(state.accumulator(pos));
+        }
+    };
+    rate(|| {
+        let mut n = 0;
+        for (pos, ops) in w.roots.iter_mut().zip(&w.trees) {
+            for _ in 0..repeat {
+                state.reset(pos);
+                eval(&mut state, pos);
+                n += 1;
+                for &op in ops {
+                    match op {
+                        Op::Do(m) => {
+                            pos.do_move_observed(m, &mut state);
+                            eval(&mut state, pos);
+                            n += 1;
+                        }
+                        Op::Undo(m) => pos.undo_move_observed(m, &mut state),
+                    }
+                }
+            }
+        }
+        n
+    })
+}
+
+/// The same walk without the evaluator: the do/undo share of `incremental`.
+fn walk_only(w: &mut Work) -> f64 {
+    rate(|| {
+        let mut n = 0;
+        for (pos, ops) in w.roots.iter_mut().zip(&w.trees) {
+            n += 1;
+            for &op in ops {
+                match op {
+                    Op::Do(m) => {
+                        pos.do_move(m);
+                        black_box(&*pos);
+                        n += 1;
+                    }
+                    Op::Undo(m) => pos.undo_move(m),
+                }
+            }
+        }
+        n
+    })
+}
+
+fn main() {
+    let t = Instant::now();
+    let net = Arc::new(Network::from_bytes(&testnet::bytes(1, None)).expect("test net loads"));
+    println!(
+        "test net (seed 1) generated and loaded in {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
+    let text = include_str!("../tests/data/bench.sfen");
+    let mut roots: Vec<Position> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| Position::from_sfen(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    let mut rng = 1;
+    let trees = roots
+        .iter_mut()
+        .map(|pos| {
+            let mut ops = Vec::new();
+            tree(pos, DEPTH, &mut rng, &mut ops);
+            ops
+        })
+        .collect();
+    let mut work = Work { roots, trees };
+    let evals: usize = work.trees.iter().map(|t| t.len() / 2 + 1).sum();
+    println!(
+        "{} positions, {} evaluations per pass (trees of {} moves per node, depth {})\n",
+        work.roots.len(),
+        evals,
+        BRANCH,
+        DEPTH
+    );
+
+    let walk = walk_only(&mut work);
+    println!("do/undo alone: {:>12.0} nodes/s\n", walk);
+    let heads = [
+        "incremental",
+        "(minus do/undo)",
+        "acc update",
+        "cold incremental",
+        "full eval",
+        "acc refresh",
+        "forward pass",
+    ];
+    print!("{:<11}", "per second");
+    for h in heads {
+        print!(" {h:>15}");
+    }
+    println!();
+    let mut results = Vec::new();
+    for simd in Simd::available() {
+        let inc = incremental(&net, simd, &mut work, true, REPEAT);
+        // Time per evaluation minus the do/undo time per node.
+        let eval_only = 1.0 / (1.0 / inc - 1.0 / walk);
+        let update = incremental(&net, simd, &mut work, false, REPEAT);
+        let cold = incremental(&net, simd, &mut work, true, 1);
+        let roots = &work.roots;
+        let full = rate(|| {
+            for pos in roots {
+                black_box(hayate::eval::nnue::evaluate_full_with(&net, pos, 16, simd));
+            }
+            roots.len()
+        });
+        let refresh = rate(|| {
+            for pos in roots {
+                black_box(Accumulator::refreshed(&net, pos, simd));
+            }
+            roots.len()
+        });
+        let accs: Vec<Accumulator> = roots
+            .iter()
+            .map(|p| Accumulator::refreshed(&net, p, simd).expect("kings"))
+            .collect();
+        let forward = rate(|| {
+            for _ in 0..20 {
+                for (acc, pos) in accs.iter().zip(roots) {
+                    black_box(black_box(acc).evaluate(&net, pos.side_to_move(), 16, simd));
+                }
+            }
+            20 * accs.len()
+        });
+        let row = [inc, eval_only, update, cold, full, refresh, forward];
+        print!("{:<11}", simd.name());
+        for v in row {
+            print!(" {v:>15.0}");
+        }
+        println!();
+        results.push((simd, row));
+    }
+    // Speed-up of each SIMD kernel set over the scalar twin (the last row).
+    let (_, scalar) = results.last().copied().expect("scalar always runs");
+    for (simd, row) in &results[..results.len() - 1] {
+        print!("{:<11}", format!("{}/sc", simd.name()));
+        for (v, s) in row.iter().zip(scalar) {
+            print!(" {:>14.2}x", v / s);
+        }
+        println!();
+    }
+    println!();
+    for line in LEGEND {
+        println!("{line}");
+    }
+    println!("Rates per second of thread CPU time, medians of {SAMPLES} runs.");
+}
+
+const LEGEND: [&str; 8] = [
+    "incremental      evaluations along the search-like trees, with do/undo through the",
+    "                 observer and the lazy accumulator updates (each root's tree walked",
+    "                 several times in a row: a search stays on one root)",
+    "(minus do/undo)  the same with the bare do/undo time removed",
+    "acc update       the same walk, bringing only the accumulators up to date (no forward pass)",
+    "cold incremental every root in turn, once: cold caches, the worst case",
+    "full eval        both accumulators from scratch plus the forward pass; acc refresh: without",
+    "forward pass     the layers after the transformer, accumulators given",
+];
