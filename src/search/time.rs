@@ -9,6 +9,8 @@
 //! - Sudden death (`byoyomi 0`, no increment): small shares of what is left.
 //! - `movetime`: that long, minus `NetworkDelay` (but at least half of it).
 //!
+//! `MinimumThinkingTime` lifts the optimum up to a third of the maximum at most.
+//!
 //! `RoundUpToFullSecond`: servers floor the time used to whole seconds, so once the search has
 //! decided to stop it may go on to just before the next full second (less the network delay) at
 //! no cost on the server's clock.
@@ -122,7 +124,9 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
         (optimum, maximum, margin)
     };
     optimum = optimum * opts.slow_mover / 100;
-    optimum = optimum.max(opts.minimum_thinking_time).min(maximum);
+    // The minimum thinking time may lift the optimum, but never past a third of the maximum (in a
+    // fast game it would otherwise make every move use the whole budget).
+    optimum = optimum.max(opts.minimum_thinking_time.min(maximum / 3)).min(maximum);
     Some(TimePlan {
         optimum: optimum.max(1),
         maximum: maximum.max(1),
