@@ -467,3 +467,53 @@ fn recorded_gui_sessions_replay() {
         }
     });
 }
+
+#[test]
+fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
+    let dir = std::env::temp_dir().join(format!("hayate-nnue-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("nn.bin");
+    let bytes = hayate::eval::nnue::testnet::bytes(1, None);
+    std::fs::write(&good, &bytes).unwrap();
+    let bad = dir.join("truncated.bin");
+    std::fs::write(&bad, &bytes[..1000]).unwrap();
+
+    let mut e = Engine::start();
+    e.send("usi");
+    e.expect("usiok", Duration::from_secs(2));
+    e.send(&format!("setoption name EvalDir value {}", dir.display()));
+    e.send("isready");
+    let (_, before) = e.expect("readyok", LONG);
+    assert!(
+        before.iter().any(|l| l.contains("NNUE loaded")),
+        "{before:?}"
+    );
+    // The golden value of the test net for the start position (tests/data/nnue/seed1_fv16.tsv).
+    e.send("position startpos");
+    e.send("eval");
+    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
+    assert_eq!(v, "eval = -159");
+    e.send("setoption name FV_SCALE value 32");
+    e.send("eval");
+    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
+    assert_eq!(v, "eval = -79");
+    e.send("go depth 3");
+    e.bestmove(LONG);
+    // A truncated file: reported, and the embedded evaluation plays.
+    e.send(&format!("setoption name EvalFile value {}", bad.display()));
+    e.send("isready");
+    let (_, before) = e.expect("readyok", LONG);
+    assert!(
+        before
+            .iter()
+            .any(|l| l.contains("using the embedded evaluation")),
+        "{before:?}"
+    );
+    e.send("eval");
+    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
+    assert_eq!(v, "eval = 0");
+    e.send("go depth 2");
+    e.bestmove(LONG);
+    e.quit();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -256,6 +256,8 @@ pub struct ThreadPool {
     workers: Vec<Worker>,
     running: Option<JoinHandle<Vec<Worker>>>,
     control: Arc<SearchControl>,
+    /// The NNUE net (and FV_SCALE) every worker evaluates with, if any.
+    network: Option<(Arc<crate::eval::nnue::Network>, i32)>,
 }
 
 impl ThreadPool {
@@ -264,6 +266,7 @@ impl ThreadPool {
             workers: Vec::new(),
             running: None,
             control: Arc::new(SearchControl::default()),
+            network: None,
         };
         pool.set_threads(threads);
         pool
@@ -281,7 +284,11 @@ impl ThreadPool {
         self.workers.truncate(threads);
         while self.workers.len() < threads {
             let id = self.workers.len();
-            self.workers.push(Worker::new(id));
+            let mut w = Worker::new(id);
+            if let Some(n) = self.network.as_ref() {
+                w.eval.set_network(Some(&n.0), n.1);
+            }
+            self.workers.push(w);
         }
     }
 
@@ -292,6 +299,16 @@ impl ThreadPool {
 
     pub fn is_searching(&self) -> bool {
         self.running.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
+    /// Sets the evaluation of every worker: an NNUE net, or the embedded evaluation for `None`
+    /// (waits for a running search first).
+    pub fn set_network(&mut self, net: Option<&Arc<crate::eval::nnue::Network>>, fv_scale: i32) {
+        self.wait();
+        self.network = net.map(|n| (Arc::clone(n), fv_scale));
+        for w in &mut self.workers {
+            w.eval.set_network(net, fv_scale);
+        }
     }
 
     /// Clears every worker's histories (waits for a running search first).

@@ -126,7 +126,9 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
     optimum = optimum * opts.slow_mover / 100;
     // The minimum thinking time may lift the optimum, but never past a third of the maximum (in a
     // fast game it would otherwise make every move use the whole budget).
-    optimum = optimum.max(opts.minimum_thinking_time.min(maximum / 3)).min(maximum);
+    optimum = optimum
+        .max(opts.minimum_thinking_time.min(maximum / 3))
+        .min(maximum);
     Some(TimePlan {
         optimum: optimum.max(1),
         maximum: maximum.max(1),

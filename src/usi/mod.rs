@@ -10,6 +10,7 @@ pub mod options;
 pub mod output;
 pub mod position_cmd;
 
+use crate::eval::nnue::{Network, NnueError};
 use crate::eval::Evaluator;
 use crate::position::{DeclarationRule, MoveList, Position};
 use crate::search::time::TimeOptions;
@@ -18,7 +19,7 @@ use go::{parse_go, GoCommand};
 use options::Options;
 use output::{info_string, send, UsiReporter};
 use position_cmd::{parse_position, Parsed};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,10 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     /// A problem with the defaults file, reported with the `usi` answer.
     config_problem: Option<String>,
+    /// The NNUE net in use, if one is loaded.
+    net: Option<Arc<Network>>,
+    /// The file the last load attempt read (reloaded only when the options name another).
+    net_source: Option<PathBuf>,
 }
 
 impl Engine {
@@ -43,7 +48,76 @@ impl Engine {
             tt: Arc::new(TranspositionTable::new(1)),
             options,
             config_problem,
+            net: None,
+            net_source: None,
         }
+    }
+
+    /// Where the options say the NNUE file is: `EvalFile` when set, else `EvalDir/nn.bin`;
+    /// relative paths are tried from the working directory, then from the binary's folder.
+    fn eval_path(&self) -> PathBuf {
+        let file = self.options.text(options::EVAL_FILE);
+        let path = if file.is_empty() {
+            Path::new(self.options.text(options::EVAL_DIR)).join("nn.bin")
+        } else {
+            PathBuf::from(file)
+        };
+        if path.is_relative() && !path.exists() {
+            if let Some(dir) = std::env::current_exe()
+                .ok()
+                .and_then(|e| e.parent().map(Path::to_path_buf))
+            {
+                let beside = dir.join(&path);
+                if beside.exists() {
+                    return beside;
+                }
+            }
+        }
+        path
+    }
+
+    /// Loads the NNUE net named by the options (on `isready`); without one, or when it cannot be
+    /// used, the embedded evaluation plays, and the GUI is told why.
+    fn load_eval(&mut self) {
+        let path = self.eval_path();
+        if self.net_source.as_ref() != Some(&path) {
+            self.net_source = Some(path.clone());
+            self.net = match Network::load(&path) {
+                Ok(net) => {
+                    info_string(&format!("NNUE loaded from {}", path.display()));
+                    Some(Arc::new(net))
+                }
+                Err(NnueError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    info_string(&format!(
+                        "no NNUE file at {}: using the embedded evaluation",
+                        path.display()
+                    ));
+                    None
+                }
+                Err(e) => {
+                    info_string(&format!(
+                        "{}: {e}; using the embedded evaluation",
+                        path.display()
+                    ));
+                    None
+                }
+            };
+        }
+        self.pool.set_network(self.net.as_ref(), self.fv_scale());
+    }
+
+    fn fv_scale(&self) -> i32 {
+        self.options.int(options::FV_SCALE) as i32
+    }
+
+    /// An evaluator for the current position, as the search would use it.
+    fn evaluator(&self) -> Evaluator {
+        let mut e = Evaluator::default();
+        e.set_network(self.net.as_ref(), self.fv_scale());
+        e.reset(&self.pos);
+        e
     }
 
     fn search_config(&self) -> SearchConfig {
@@ -91,6 +165,7 @@ impl Engine {
                 if !self.pool.is_searching() {
                     self.pool.wait();
                     self.apply_resources();
+                    self.load_eval();
                 }
                 send("readyok");
             }
@@ -111,10 +186,7 @@ impl Engine {
                 return false;
             }
             ["d"] => self.display(),
-            ["eval"] => send(&format!(
-                "eval = {}",
-                Evaluator::default().evaluate(&self.pos)
-            )),
+            ["eval"] => send(&format!("eval = {}", self.evaluator().evaluate(&self.pos))),
             ["moves"] => {
                 let list = MoveList::legal(
                     &self.pos,
@@ -210,6 +282,7 @@ impl Engine {
                 // A go during a search (not expected from a GUI) ends the old search first.
                 self.pool.stop_and_wait();
                 self.apply_resources();
+                self.pool.set_network(self.net.as_ref(), self.fv_scale());
                 let reporter = Arc::new(UsiReporter {
                     ponder: self.options.bool(options::USI_PONDER),
                 });
