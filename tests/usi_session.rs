@@ -144,7 +144,7 @@ impl Engine {
         self.expect("readyok", Duration::from_secs(30));
     }
 
-    fn quit(mut self) {
+    fn quit(&mut self) {
         self.send("quit");
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
@@ -159,6 +159,14 @@ impl Engine {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+}
+
+impl Drop for Engine {
+    /// A failing test must not leave a searching engine behind.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

@@ -45,6 +45,14 @@ pub fn value_from_tt(v: Value, ply: i32) -> Value {
 const CHECK_INTERVAL: u64 = 2048;
 
 impl Worker {
+    /// The late-move reduction for the `move_count`-th move at `depth`, in 1/1024 plies.
+    #[inline]
+    fn reduction(&self, depth: Depth, move_count: i32) -> i32 {
+        let d = (depth as usize).min(63);
+        let m = (move_count as usize).min(63);
+        self.lmr[d][m]
+    }
+
     /// Counts a node; the main thread checks its limits every `CHECK_INTERVAL` nodes.
     #[inline(always)]
     fn visit(&mut self, shared: &SharedState) {
@@ -181,6 +189,11 @@ impl Worker {
         };
         self.stack[u].static_eval = static_eval;
         self.stack[u + 2].killers = [None; 2];
+        // Whether the position got better for us over our last move (pruning may be bolder when not).
+        let improving = u >= 2 && static_eval != VALUE_NONE && {
+            let before = self.stack[u - 2].static_eval;
+            before == VALUE_NONE || static_eval > before
+        };
 
         // Step 6. Loop through the moves.
         let us = self.pos.side_to_move();
@@ -211,13 +224,32 @@ impl Worker {
             move_count += 1;
             let is_quiet = !self.pos.is_capture(m) && !m.is_promotion();
 
-            // Step 7. Make the move and search it (PVS).
+            // Step 7. Make the move.
             self.stack[u].current_move = Some(m);
             self.pos.do_move_observed(m, &mut self.eval);
             shared.tt.prefetch(self.pos.key());
             let new_depth = depth - 1;
-            let mut value;
-            if !PV || move_count > 1 {
+
+            // Step 8. Late move reductions: quiet moves late in the order are searched shallower
+            // first, and at full depth only when they beat alpha.
+            let mut value = -VALUE_INFINITE;
+            let full_depth_null_window = if depth >= 2 && move_count > 1 + ROOT as i32 && is_quiet {
+                let mut r = self.reduction(depth, move_count);
+                if !PV {
+                    r += 1024;
+                }
+                if !improving {
+                    r += params::LmrNotImproving();
+                }
+                r -= self.history.butterfly(us, m) * 1024 / params::LmrHistoryDivisor();
+                let d = (new_depth - r / 1024).clamp(1, new_depth);
+                value = -self.search::<false, false>(-alpha - 1, -alpha, d, ply + 1, true, shared);
+                value > alpha && d < new_depth
+            } else {
+                !PV || move_count > 1
+            };
+            // Step 9. Full-depth null-window search, then the full window for a new PV move.
+            if full_depth_null_window {
                 value = -self.search::<false, false>(
                     -alpha - 1,
                     -alpha,
@@ -226,23 +258,14 @@ impl Worker {
                     !cut_node,
                     shared,
                 );
-                if PV && value > alpha && (ROOT || value < beta) {
-                    value = -self.search::<true, false>(
-                        -beta,
-                        -alpha,
-                        new_depth,
-                        ply + 1,
-                        false,
-                        shared,
-                    );
-                }
-            } else {
+            }
+            if PV && (move_count == 1 || (value > alpha && (ROOT || value < beta))) {
                 value =
                     -self.search::<true, false>(-beta, -alpha, new_depth, ply + 1, false, shared);
             }
             self.pos.undo_move_observed(m, &mut self.eval);
 
-            // Step 8. Results.
+            // Step 10. Results.
             if shared.stopped() {
                 return 0;
             }
@@ -291,12 +314,12 @@ impl Worker {
             }
         }
 
-        // Step 9. No legal move: in shogi that loses, in check or not.
+        // Step 11. No legal move: in shogi that loses, in check or not.
         if move_count == 0 {
             return mated_in(ply);
         }
 
-        // Step 10. Histories and killers for a quiet cut-off move.
+        // Step 12. Histories and killers for a quiet cut-off move.
         if let Some(bm) = best_move {
             if best_value >= beta && !self.pos.is_capture(bm) && !bm.is_promotion() {
                 let bonus = super::history::stat_bonus(depth);
@@ -312,7 +335,7 @@ impl Worker {
             }
         }
 
-        // Step 11. Store in the table.
+        // Step 13. Store in the table.
         let bound = if best_value >= beta {
             Bound::Lower
         } else if PV && best_move.is_some() {

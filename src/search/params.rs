@@ -83,6 +83,14 @@ params! {
     HistoryBonusMax = 1500, 100, 8000;
     /// Soft time limit: percentage of the optimum after which no new iteration starts.
     NewIterationPercent = 60, 20, 100;
+    /// Late move reductions: constant part, 1/1024 plies.
+    LmrBase = 800, 0, 3000;
+    /// Late move reductions: scale of ln(depth) * ln(move count), 1/1024 plies.
+    LmrScale = 450, 100, 1500;
+    /// Extra reduction when the position is not improving, 1/1024 plies.
+    LmrNotImproving = 512, 0, 2048;
+    /// History score worth one ply less (or more) reduction.
+    LmrHistoryDivisor = 8192, 1000, 60000;
 }
 
 #[cfg(test)]

@@ -221,6 +221,20 @@ pub struct Worker {
     pub stop_at: Option<u64>,
     /// Main thread only: when the clock started (the `go`, or the ponder hit).
     pub clock_start: Instant,
+    /// Late-move reductions by [depth][move count], in 1/1024 plies (from `params`).
+    pub lmr: Box<[[i32; 64]; 64]>,
+}
+
+/// The late-move reduction table: `base + ln(depth) * ln(move count) * scale`, in 1/1024 plies.
+pub fn lmr_table() -> Box<[[i32; 64]; 64]> {
+    let mut t = Box::new([[0; 64]; 64]);
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            let x = (d as f64).ln() * (m as f64).ln() * super::params::LmrScale() as f64;
+            *r = super::params::LmrBase() + x as i32;
+        }
+    }
+    t
 }
 
 impl Worker {
@@ -242,6 +256,7 @@ impl Worker {
             time_plan: None,
             stop_at: None,
             clock_start: Instant::now(),
+            lmr: lmr_table(),
         }
     }
 
@@ -369,6 +384,9 @@ impl ThreadPool {
         for w in &mut workers {
             w.pos = pos.clone();
             w.eval.reset(pos);
+            if cfg!(feature = "tune") {
+                w.lmr = lmr_table();
+            }
         }
         let handle = std::thread::Builder::new()
             .name("search".into())
