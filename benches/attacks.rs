@@ -30,11 +30,7 @@ fn time(name: &str, inputs: &[(Square, Bitboard)], f: impl Fn(Square, Bitboard) 
         samples.push(t.elapsed().as_secs_f64() * 1e9 / (20 * inputs.len()) as f64);
     }
     samples.sort_by(f64::total_cmp);
-    println!(
-        "{name:<28} {:6.2} ns/call (median of {})",
-        samples[samples.len() / 2],
-        samples.len()
-    );
+    println!("{name:<28} {:6.2} ns/call (median of {})", samples[samples.len() / 2], samples.len());
 }
 
 fn main() {
@@ -48,30 +44,19 @@ fn main() {
             (sq, Bitboard::from_halves(lo, hi))
         })
         .collect();
-    println!(
-        "slider methods (default in this build: {})",
-        attacks::DEFAULT_METHOD
-    );
+    println!("slider methods (default in this build: {})", attacks::DEFAULT_METHOD);
     time("classical bishop", &inputs, methods::classical::bishop);
     time("classical rook", &inputs, methods::classical::rook);
-    time("classical lance", &inputs, |sq, occ| {
-        methods::classical::lance(Color::Black, sq, occ)
-    });
+    time("classical lance", &inputs, |sq, occ| methods::classical::lance(Color::Black, sq, occ));
     time("magic bishop", &inputs, methods::magic::bishop);
     time("magic rook", &inputs, methods::magic::rook);
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     if std::arch::is_x86_feature_detected!("bmi2") {
         // SAFETY: BMI2 was detected at run time.
-        time("pext bishop", &inputs, |sq, occ| unsafe {
-            methods::pext::bishop(sq, occ)
-        });
+        time("pext bishop", &inputs, |sq, occ| unsafe { methods::pext::bishop(sq, occ) });
         // SAFETY: BMI2 was detected at run time.
-        time("pext rook", &inputs, |sq, occ| unsafe {
-            methods::pext::rook(sq, occ)
-        });
-        time("file-trick lance", &inputs, |sq, occ| {
-            methods::pext::lance(Color::Black, sq, occ)
-        });
+        time("pext rook", &inputs, |sq, occ| unsafe { methods::pext::rook(sq, occ) });
+        time("file-trick lance", &inputs, |sq, occ| methods::pext::lance(Color::Black, sq, occ));
     }
     time("default bishop", &inputs, attacks::bishop);
     time("default rook", &inputs, attacks::rook);

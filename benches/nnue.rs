@@ -163,10 +163,7 @@ fn walk_only(w: &mut Work) -> f64 {
 fn main() {
     let t = Instant::now();
     let net = Arc::new(Network::from_bytes(&testnet::bytes(1, None)).expect("test net loads"));
-    println!(
-        "test net (seed 1) generated and loaded in {:.2} s",
-        t.elapsed().as_secs_f64()
-    );
+    println!("test net (seed 1) generated and loaded in {:.2} s", t.elapsed().as_secs_f64());
     let text = include_str!("../tests/data/bench.sfen");
     let mut roots: Vec<Position> = text
         .lines()
@@ -229,10 +226,8 @@ fn main() {
             }
             roots.len()
         });
-        let accs: Vec<Accumulator> = roots
-            .iter()
-            .map(|p| Accumulator::refreshed(&net, p, simd).expect("kings"))
-            .collect();
+        let accs: Vec<Accumulator> =
+            roots.iter().map(|p| Accumulator::refreshed(&net, p, simd).expect("kings")).collect();
         let forward = rate(|| {
             for _ in 0..20 {
                 for (acc, pos) in accs.iter().zip(roots) {

@@ -62,10 +62,7 @@ fn find(sq: usize, dirs: &[(i8, i8)], seed: &mut u64) -> u64 {
 
 fn main() {
     let mut seed = 0x006d_6167_6963; // "magic"
-    for (name, dirs) in [
-        ("BISHOP", &naive::BISHOP_DIRS[..]),
-        ("ROOK_RANK", &naive::ROOK_RANK_DIRS[..]),
-    ] {
+    for (name, dirs) in [("BISHOP", &naive::BISHOP_DIRS[..]), ("ROOK_RANK", &naive::ROOK_RANK_DIRS[..])] {
         println!("pub const {name}_MAGIC: [u64; 81] = [");
         for sq in 0..81 {
             println!("    {:#018x},", find(sq, dirs, &mut seed));

@@ -16,11 +16,7 @@ pub const HASH_MB: usize = 16;
 
 /// The SFENs of the bench positions.
 pub fn positions() -> Vec<&'static str> {
-    POSITIONS
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .collect()
+    POSITIONS.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect()
 }
 
 /// The outcome of one bench run.
@@ -41,22 +37,10 @@ pub fn run(depth: i32, mut progress: impl FnMut(usize, &str, u64)) -> BenchResul
         let pos = Position::from_sfen(sfen).expect("bench positions are valid");
         tt.clear();
         pool.clear();
-        let limits = Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        };
-        let nodes = pool.search_sync(
-            &pos,
-            limits,
-            config.clone(),
-            Arc::clone(&tt),
-            Arc::new(SilentReporter),
-        );
+        let limits = Limits { depth: Some(depth), ..Limits::default() };
+        let nodes = pool.search_sync(&pos, limits, config.clone(), Arc::clone(&tt), Arc::new(SilentReporter));
         progress(i, sfen, nodes);
         total += nodes;
     }
-    BenchResult {
-        nodes: total,
-        elapsed: start.elapsed(),
-    }
+    BenchResult { nodes: total, elapsed: start.elapsed() }
 }

@@ -56,16 +56,9 @@ fn thread_seconds() -> Option<f64> {
     Some(ns / 1e9)
 }
 
-fn run_perft(
-    depth: u32,
-    sfen: Option<String>,
-    divide: bool,
-    bulk: bool,
-    reps: u32,
-) -> Result<(), String> {
+fn run_perft(depth: u32, sfen: Option<String>, divide: bool, bulk: bool, reps: u32) -> Result<(), String> {
     let sfen = sfen.unwrap_or_else(|| STARTPOS.to_string());
-    let mut pos =
-        Position::from_sfen_with(&sfen, PieceLimits::Extended).map_err(|e| e.to_string())?;
+    let mut pos = Position::from_sfen_with(&sfen, PieceLimits::Extended).map_err(|e| e.to_string())?;
     if divide {
         let t = Instant::now();
         let mut total = 0;
@@ -103,11 +96,7 @@ fn run_perft(
     );
     if !cpus.is_empty() {
         let cpu = median(&mut cpus);
-        print!(
-            "; {:.3} s cpu, {:.1} M nodes/s",
-            cpu,
-            nodes as f64 / cpu / 1e6
-        );
+        print!("; {:.3} s cpu, {:.1} M nodes/s", cpu, nodes as f64 / cpu / 1e6);
     }
     println!(" ({})", if bulk { "bulk" } else { "no-bulk" });
     Ok(())
@@ -116,11 +105,7 @@ fn run_perft(
 fn run_bench(depth: i32) {
     let positions = hayate::bench::positions();
     let result = hayate::bench::run(depth, |i, sfen, nodes| {
-        println!(
-            "Position {:>2}/{}: {nodes:>10} nodes  {sfen}",
-            i + 1,
-            positions.len()
-        );
+        println!("Position {:>2}/{}: {nodes:>10} nodes  {sfen}", i + 1, positions.len());
     });
     let secs = result.elapsed.as_secs_f64().max(1e-6);
     println!("===========================");
@@ -135,13 +120,9 @@ fn main() {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Perft {
-            depth,
-            sfen,
-            divide,
-            no_bulk,
-            reps,
-        }) => run_perft(depth, sfen, divide, !no_bulk, reps),
+        Some(Command::Perft { depth, sfen, divide, no_bulk, reps }) => {
+            run_perft(depth, sfen, divide, !no_bulk, reps)
+        }
         Some(Command::Bench { depth }) => {
             run_bench(depth);
             Ok(())

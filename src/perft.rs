@@ -33,11 +33,7 @@ pub fn divide(pos: &mut Position, depth: u32, bulk: bool) -> Vec<(Move, u64)> {
     let mut out = Vec::with_capacity(list.len());
     for &m in &list {
         pos.do_move(m);
-        let n = if depth <= 1 {
-            1
-        } else {
-            perft(pos, depth - 1, bulk)
-        };
+        let n = if depth <= 1 { 1 } else { perft(pos, depth - 1, bulk) };
         pos.undo_move(m);
         out.push((m, n));
     }

@@ -23,10 +23,7 @@ struct Keys {
 }
 
 const fn build() -> Keys {
-    let mut k = Keys {
-        psq: [[0; 81]; Piece::NUM],
-        hand: [[0; PieceType::NUM]; 2],
-    };
+    let mut k = Keys { psq: [[0; 81]; Piece::NUM], hand: [[0; PieceType::NUM]; 2] };
     let mut s = 0x4841_5941_5445_u64; // "HAYATE"
     let mut p = 0;
     while p < Piece::NUM {

@@ -33,8 +33,7 @@ fn seed1_bytes() -> &'static [u8] {
 
 fn seed1() -> Arc<Network> {
     static NET: OnceLock<Arc<Network>> = OnceLock::new();
-    NET.get_or_init(|| Arc::new(Network::from_bytes(seed1_bytes()).expect("seed 1 net loads")))
-        .clone()
+    NET.get_or_init(|| Arc::new(Network::from_bytes(seed1_bytes()).expect("seed 1 net loads"))).clone()
 }
 
 fn seed7_bias() -> Arc<Network> {
@@ -82,19 +81,11 @@ fn check_golden(name: &str, net: Arc<Network>, fv_scale: i32) {
             state.reset(&pos);
             let inc = state.evaluate(&pos);
             if full != Some(*want) || inc != Some(*want) {
-                bad.push(format!(
-                    "{}: {sfen}: want {want}, full {full:?}, state {inc:?}",
-                    simd.name()
-                ));
+                bad.push(format!("{}: {sfen}: want {want}, full {full:?}, state {inc:?}", simd.name()));
             }
         }
     }
-    assert!(
-        bad.is_empty(),
-        "{name}: {} mismatches:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    assert!(bad.is_empty(), "{name}: {} mismatches:\n{}", bad.len(), bad.join("\n"));
 }
 
 #[test]
@@ -139,26 +130,14 @@ fn compare(net: &Network, state: &mut NnueState, pos: &Position, simd: Simd, see
     let got = state.accumulator(pos).expect("both kings").clone();
     assert!(got == want, "accumulator differs in {}", pos.to_sfen());
     let v = state.evaluate(pos);
-    assert_eq!(
-        v,
-        evaluate_full_with(net, pos, 16, Simd::SCALAR),
-        "{}",
-        pos.to_sfen()
-    );
+    assert_eq!(v, evaluate_full_with(net, pos, 16, Simd::SCALAR), "{}", pos.to_sfen());
     seen.checks += 1;
 }
 
 /// A random game of up to `plies` moves from `sfen`, checking the incremental state against a
 /// refresh at random moments (so that lazy updates span several plies), with random take-backs
 /// and null moves.
-fn random_game(
-    net: &Arc<Network>,
-    simd: Simd,
-    sfen: &str,
-    seed: u64,
-    plies: usize,
-    seen: &mut Seen,
-) {
+fn random_game(net: &Arc<Network>, simd: Simd, sfen: &str, seed: u64, plies: usize, seen: &mut Seen) {
     let mut rng = seed;
     let mut pos = Position::from_sfen(sfen).unwrap();
     let mut state = NnueState::with_simd(net.clone(), 16, simd);
@@ -337,10 +316,7 @@ fn positions_without_a_king_evaluate_to_none() {
         // The same state follows a normal position again after a reset.
         let start = Position::startpos();
         state.reset(&start);
-        assert_eq!(
-            state.evaluate(&start),
-            evaluate_full_with(&net, &start, 16, simd)
-        );
+        assert_eq!(state.evaluate(&start), evaluate_full_with(&net, &start, 16, simd));
     }
 }
 
@@ -360,10 +336,7 @@ fn loader_rejects_bad_files() {
 
     for len in [0, 3, 11, 100, good.len() / 2, good.len() - 1] {
         let e = load_err(&good[..len]);
-        assert!(
-            matches!(e, NnueError::Truncated { len: l, .. } if l == len),
-            "{len}: {e:?}"
-        );
+        assert!(matches!(e, NnueError::Truncated { len: l, .. } if l == len), "{len}: {e:?}");
         assert!(e.to_string().contains("truncated"), "{e}");
     }
 
@@ -371,10 +344,7 @@ fn loader_rejects_bad_files() {
     long.push(0);
     let e = load_err(&long);
     assert!(matches!(e, NnueError::TrailingBytes { .. }), "{e:?}");
-    assert!(
-        e.to_string().contains("1 more") && e.to_string().contains("trailing"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("1 more") && e.to_string().contains("trailing"), "{e}");
     drop(long);
 
     let mut bytes = good.to_vec();
@@ -387,16 +357,8 @@ fn loader_rejects_bad_files() {
             assert!(e.to_string().contains(w), "{e}");
         }
     };
-    corrupt(
-        0,
-        &|e| matches!(e, NnueError::Version { .. }),
-        &["version", "0x7AF32F16"],
-    );
-    corrupt(
-        4,
-        &|e| matches!(e, NnueError::FileHash { .. }),
-        &["file hash", "0x3E5AA6EE", "HalfKP(Friend)"],
-    );
+    corrupt(0, &|e| matches!(e, NnueError::Version { .. }), &["version", "0x7AF32F16"]);
+    corrupt(4, &|e| matches!(e, NnueError::FileHash { .. }), &["file hash", "0x3E5AA6EE", "HalfKP(Friend)"]);
     let ft_hash = 12 + ARCHITECTURE.len();
     corrupt(
         ft_hash,
@@ -404,11 +366,7 @@ fn loader_rejects_bad_files() {
         &["transformer hash", "0x5D69D7B8"],
     );
     let net_hash = ft_hash + 4 + 512 + NUM_FEATURES * 512;
-    corrupt(
-        net_hash + 1,
-        &|e| matches!(e, NnueError::NetworkHash { .. }),
-        &["network hash", "0x63337156"],
-    );
+    corrupt(net_hash + 1, &|e| matches!(e, NnueError::NetworkHash { .. }), &["network hash", "0x63337156"]);
     // Untouched, the bytes still load.
     assert!(Network::from_bytes(&bytes).is_ok());
 }

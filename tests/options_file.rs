@@ -6,32 +6,18 @@ use std::collections::BTreeSet;
 
 #[test]
 fn defaults_file_lists_exactly_the_declared_options() {
-    let text = std::fs::read_to_string(format!(
-        "{}/engine-options.toml",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
+    let text =
+        std::fs::read_to_string(format!("{}/engine-options.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let keys: BTreeSet<String> = Options::toml_keys(&text).unwrap().into_iter().collect();
-    let declared: BTreeSet<String> = Options::default()
-        .decls()
-        .iter()
-        .map(|d| d.name.to_string())
-        .collect();
+    let declared: BTreeSet<String> = Options::default().decls().iter().map(|d| d.name.to_string()).collect();
     // With `--features tune` the search parameters are options too, but have no place in the file.
     let declared: BTreeSet<String> = declared
         .into_iter()
-        .filter(|n| {
-            !hayate::search::params::ALL
-                .iter()
-                .any(|p| p.name == n.as_str())
-        })
+        .filter(|n| !hayate::search::params::ALL.iter().any(|p| p.name == n.as_str()))
         .collect();
     let missing: Vec<_> = declared.difference(&keys).collect();
     let extra: Vec<_> = keys.difference(&declared).collect();
-    assert!(
-        missing.is_empty() && extra.is_empty(),
-        "missing {missing:?}, unknown {extra:?}"
-    );
+    assert!(missing.is_empty() && extra.is_empty(), "missing {missing:?}, unknown {extra:?}");
     // Every value is accepted, and equals the built-in default.
     let mut from_file = Options::default();
     from_file.apply_toml(&text).unwrap();
@@ -54,11 +40,8 @@ fn a_bad_file_is_refused_with_its_line() {
     std::fs::write(&path, "Threads = 2\nMultiPV = 0\n").unwrap();
     let err = hayate::usi::load_options(Some(&path)).unwrap_err();
     assert!(err.contains("line 2") && err.contains("MultiPV"), "{err}");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hayate"))
-        .arg("--config")
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_hayate")).arg("--config").arg(&path).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"));
     std::fs::write(&path, "Threads = 3\n").unwrap();

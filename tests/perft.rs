@@ -61,54 +61,35 @@ fn check_rows(rows: Vec<Row>, bulk: bool) {
                             .unwrap_or_else(|e| panic!("{}: {e}", r.name));
                         let got = perft(&mut pos, r.depth, bulk);
                         if got != r.nodes {
-                            bad.push(format!(
-                                "{} depth {}: {} expected {}",
-                                r.name, r.depth, got, r.nodes
-                            ));
+                            bad.push(format!("{} depth {}: {} expected {}", r.name, r.depth, got, r.nodes));
                         }
                     }
                     bad
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
     });
-    assert!(
-        failures.is_empty(),
-        "perft mismatches:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "perft mismatches:\n{}", failures.join("\n"));
 }
 
 #[test]
 fn perft_rows_up_to_50m_nodes() {
-    let rows: Vec<Row> = perft_rows()
-        .into_iter()
-        .filter(|r| r.nodes <= FAST_LIMIT)
-        .collect();
+    let rows: Vec<Row> = perft_rows().into_iter().filter(|r| r.nodes <= FAST_LIMIT).collect();
     assert!(rows.len() > 780, "only {} rows", rows.len());
     check_rows(rows, true);
 }
 
 #[test]
 fn perft_without_bulk_counting_agrees() {
-    let rows: Vec<Row> = perft_rows()
-        .into_iter()
-        .filter(|r| r.nodes <= 2_000_000)
-        .collect();
+    let rows: Vec<Row> = perft_rows().into_iter().filter(|r| r.nodes <= 2_000_000).collect();
     check_rows(rows, false);
 }
 
 #[test]
 #[ignore = "deep rows: run with `make perft-full`"]
 fn perft_rows_above_50m_nodes() {
-    let rows: Vec<Row> = perft_rows()
-        .into_iter()
-        .filter(|r| r.nodes > FAST_LIMIT)
-        .collect();
+    let rows: Vec<Row> = perft_rows().into_iter().filter(|r| r.nodes > FAST_LIMIT).collect();
     check_rows(rows, true);
 }
 
@@ -121,28 +102,11 @@ fn check_details(limit: u64) {
         let depth: u32 = r[2].parse().unwrap();
         let mut pos = Position::from_sfen_with(&r[1], PieceLimits::Extended).unwrap();
         let got = perft_stats(&mut pos, depth);
-        let field = |i: usize| -> Option<u64> {
-            r.get(i)
-                .filter(|s| !s.is_empty())
-                .map(|s| s.parse().unwrap())
-        };
+        let field =
+            |i: usize| -> Option<u64> { r.get(i).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()) };
         let want = [field(3), field(4), field(5), field(6), field(7), field(8)];
-        let have = [
-            got.nodes,
-            got.captures,
-            got.promotions,
-            got.drops,
-            got.checks,
-            got.mates,
-        ];
-        let names = [
-            "nodes",
-            "captures",
-            "promotions",
-            "drops",
-            "checks",
-            "mates",
-        ];
+        let have = [got.nodes, got.captures, got.promotions, got.drops, got.checks, got.mates];
+        let names = ["nodes", "captures", "promotions", "drops", "checks", "mates"];
         for i in 0..6 {
             if let Some(w) = want[i] {
                 assert_eq!(have[i], w, "{} depth {depth} {}: {got:?}", r[0], names[i]);
@@ -156,11 +120,7 @@ fn perft_details_captures_promotions_drops_checks_mates() {
     check_details(FAST_LIMIT);
     // The statistics add up like nodes do.
     let mut s = PerftStats::default();
-    s += PerftStats {
-        nodes: 1,
-        checks: 1,
-        ..Default::default()
-    };
+    s += PerftStats { nodes: 1, checks: 1, ..Default::default() };
     assert_eq!(s.checks, 1);
 }
 

@@ -2,9 +2,7 @@
 //! the move limit, pawn-drop mate, no legal move) gives the expected verdict.
 
 use hayate::position::{Declaration, DeclarationRule, MoveList, Position, Repetition};
-use hayate::search::{
-    BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable,
-};
+use hayate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
 use hayate::types::{Move, Score};
 use std::sync::{Arc, Mutex};
 
@@ -16,11 +14,8 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let text = std::fs::read_to_string(format!(
-        "{}/tests/data/rules.tsv",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
+    let text =
+        std::fs::read_to_string(format!("{}/tests/data/rules.tsv", env!("CARGO_MANIFEST_DIR"))).unwrap();
     text.lines()
         .skip(1)
         .filter(|l| !l.trim().is_empty())
@@ -29,10 +24,7 @@ fn rows() -> Vec<Row> {
             Row {
                 name: f[0].to_string(),
                 sfen: f[1].to_string(),
-                moves: f[2]
-                    .split_whitespace()
-                    .map(|m| Move::from_usi(m).unwrap())
-                    .collect(),
+                moves: f[2].split_whitespace().map(|m| Move::from_usi(m).unwrap()).collect(),
                 expected: f[4].to_string(),
             }
         })
@@ -59,21 +51,9 @@ impl Reporter for Capture {
 fn search_score(pos: &Position, depth: i32, max_moves: u32) -> Score {
     let mut pool = ThreadPool::new(1);
     let capture = Arc::new(Capture::default());
-    let config = SearchConfig {
-        max_moves_to_draw: max_moves,
-        ..SearchConfig::default()
-    };
-    let limits = Limits {
-        depth: Some(depth),
-        ..Limits::default()
-    };
-    pool.search_sync(
-        pos,
-        limits,
-        config,
-        Arc::new(TranspositionTable::new(16)),
-        capture.clone(),
-    );
+    let config = SearchConfig { max_moves_to_draw: max_moves, ..SearchConfig::default() };
+    let limits = Limits { depth: Some(depth), ..Limits::default() };
+    pool.search_sync(pos, limits, config, Arc::new(TranspositionTable::new(16)), capture.clone());
     let infos = capture.infos.lock().unwrap();
     infos.last().expect("at least one info line").score
 }
@@ -99,12 +79,7 @@ fn every_rules_row() {
             }
             assert!(pos.is_legal_move(m), "{}: move {m} illegal", r.name);
             if i + 1 == n && n > 0 {
-                assert_eq!(
-                    pos.fourfold_repetition(),
-                    None,
-                    "{}: repetition before the last move",
-                    r.name
-                );
+                assert_eq!(pos.fourfold_repetition(), None, "{}: repetition before the last move", r.name);
             }
             pos.do_move(m);
         }
@@ -116,10 +91,8 @@ fn every_rules_row() {
             {
                 let want = if e.starts_with("DRAW") {
                     Repetition::Draw
-                } else if (e.starts_with("BLACK LOSES")
-                    && pos.side_to_move() == hayate::types::Color::Black)
-                    || (e.contains("WHITE LOSES")
-                        && pos.side_to_move() == hayate::types::Color::White)
+                } else if (e.starts_with("BLACK LOSES") && pos.side_to_move() == hayate::types::Color::Black)
+                    || (e.contains("WHITE LOSES") && pos.side_to_move() == hayate::types::Color::White)
                 {
                     Repetition::Lose
                 } else {
@@ -130,14 +103,7 @@ fn every_rules_row() {
                 assert_eq!(pos.repetition(64), want, "{name}");
             }
             name if name.starts_with("declare") => {
-                let want27 = e
-                    .split("27-point(CSA): ")
-                    .nth(1)
-                    .unwrap()
-                    .split(';')
-                    .next()
-                    .unwrap()
-                    .trim();
+                let want27 = e.split("27-point(CSA): ").nth(1).unwrap().split(';').next().unwrap().trim();
                 let want24 = e.split("24-point: ").nth(1).unwrap().trim();
                 assert_eq!(
                     declaration_verdict(pos.declaration(DeclarationRule::CSARule27)),
@@ -149,24 +115,14 @@ fn every_rules_row() {
                     want24,
                     "{name}"
                 );
-                assert_eq!(
-                    pos.declaration(DeclarationRule::NoEnteringKing),
-                    Declaration::None,
-                    "{name}"
-                );
+                assert_eq!(pos.declaration(DeclarationRule::NoEnteringKing), Declaration::None, "{name}");
             }
             name if name.starts_with("max_moves") => {
                 let score = search_score(&pos, 4, 256);
                 if e.starts_with("WIN") {
-                    assert!(
-                        matches!(score, Score::Mate(n) if n > 0),
-                        "{name}: {score:?}"
-                    );
+                    assert!(matches!(score, Score::Mate(n) if n > 0), "{name}: {score:?}");
                 } else {
-                    assert!(
-                        matches!(score, Score::Cp(_)),
-                        "{name}: must not claim a mate: {score:?}"
-                    );
+                    assert!(matches!(score, Score::Cp(_)), "{name}: must not claim a mate: {score:?}");
                     // Without the limit the mate is there.
                     if name.ends_with("ply257") {
                         assert!(matches!(search_score(&pos, 2, 0), Score::Mate(1)), "{name}");
@@ -182,10 +138,7 @@ fn every_rules_row() {
                 let push = r.moves[0];
                 assert!(pos.is_legal_move(push));
                 pos.do_move(push);
-                assert!(
-                    pos.in_check() && MoveList::legal(&pos, true).is_empty(),
-                    "mate by a pawn move"
-                );
+                assert!(pos.in_check() && MoveList::legal(&pos, true).is_empty(), "mate by a pawn move");
             }
             "no_legal_moves_not_in_check" => {
                 assert!(!pos.in_check());

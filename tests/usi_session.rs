@@ -45,13 +45,7 @@ impl Engine {
                 }
             }
         });
-        Engine {
-            child,
-            stdin,
-            out: rx,
-            log: Vec::new(),
-            pos: Position::startpos(),
-        }
+        Engine { child, stdin, out: rx, log: Vec::new(), pos: Position::startpos() }
     }
 
     fn send(&mut self, line: &str) {
@@ -81,16 +75,10 @@ impl Engine {
                     before.push(line);
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    panic!(
-                        "no '{prefix}' within {timeout:?}; session:\n{}",
-                        self.log.join("\n")
-                    )
+                    panic!("no '{prefix}' within {timeout:?}; session:\n{}", self.log.join("\n"))
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    panic!(
-                        "engine exited waiting for '{prefix}'; session:\n{}",
-                        self.log.join("\n")
-                    )
+                    panic!("engine exited waiting for '{prefix}'; session:\n{}", self.log.join("\n"))
                 }
             }
         }
@@ -100,10 +88,7 @@ impl Engine {
     fn drain(&mut self, wait: Duration) -> Vec<String> {
         let deadline = Instant::now() + wait;
         let mut lines = Vec::new();
-        while let Ok(l) = self
-            .out
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        {
+        while let Ok(l) = self.out.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
             self.log.push(format!("< {l}"));
             lines.push(l);
         }
@@ -152,11 +137,7 @@ impl Engine {
                 assert!(status.success(), "exit status {status}");
                 return;
             }
-            assert!(
-                Instant::now() < deadline,
-                "engine did not exit after quit:\n{}",
-                self.log.join("\n")
-            );
+            assert!(Instant::now() < deadline, "engine did not exit after quit:\n{}", self.log.join("\n"));
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -179,20 +160,8 @@ fn usi_answer_lists_options_and_identity() {
     let (_, before) = e.expect("usiok", Duration::from_secs(2));
     assert!(before.iter().any(|l| l.starts_with("id name Hayate")));
     assert!(before.iter().any(|l| l.starts_with("id author ")));
-    for name in [
-        "USI_Hash",
-        "USI_Ponder",
-        "Threads",
-        "MultiPV",
-        "EnteringKingRule",
-        "MaxMovesToDraw",
-    ] {
-        assert!(
-            before
-                .iter()
-                .any(|l| l.starts_with(&format!("option name {name} type"))),
-            "{name}"
-        );
+    for name in ["USI_Hash", "USI_Ponder", "Threads", "MultiPV", "EnteringKingRule", "MaxMovesToDraw"] {
+        assert!(before.iter().any(|l| l.starts_with(&format!("option name {name} type"))), "{name}");
     }
     assert!(before.iter().all(|l| !l.ends_with(' ')));
     e.quit();
@@ -209,9 +178,7 @@ fn shogihome_sequence() {
     e.send("setoption name UnknownOption value 5");
     e.send("isready");
     let (_, before) = e.expect("readyok", LONG);
-    assert!(before
-        .iter()
-        .any(|l| l.starts_with("info string") && l.contains("UnknownOption")));
+    assert!(before.iter().any(|l| l.starts_with("info string") && l.contains("UnknownOption")));
     e.send("usinewgame");
     e.send("position startpos moves 7g7f");
     e.send("go btime 2000 wtime 2000 byoyomi 300");
@@ -219,16 +186,11 @@ fn shogihome_sequence() {
     e.send("position startpos moves 7g7f 3c3d 2g2f");
     e.send("go btime 0 wtime 0 byoyomi 0");
     e.bestmove(Duration::from_secs(5));
-    e.send(
-        "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 moves 2g2f",
-    );
+    e.send("position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 moves 2g2f");
     e.send("go btime 3000 wtime 3000 binc 500 winc 500");
     e.bestmove(Duration::from_secs(5));
     e.send("gameover win");
-    assert!(
-        e.drain(Duration::from_millis(200)).is_empty(),
-        "gameover answers nothing"
-    );
+    assert!(e.drain(Duration::from_millis(200)).is_empty(), "gameover answers nothing");
     e.quit();
 }
 
@@ -241,9 +203,7 @@ fn ponder_hit_miss_and_early_ponder() {
     e.send("position startpos moves 7g7f 3c3d");
     e.send("go ponder btime 2000 wtime 2000 byoyomi 500");
     assert!(
-        e.drain(Duration::from_millis(300))
-            .iter()
-            .all(|l| !l.starts_with("bestmove")),
+        e.drain(Duration::from_millis(300)).iter().all(|l| !l.starts_with("bestmove")),
         "no bestmove while pondering"
     );
     e.send("ponderhit");
@@ -254,10 +214,7 @@ fn ponder_hit_miss_and_early_ponder() {
     std::thread::sleep(Duration::from_millis(200));
     e.send("stop");
     e.bestmove(Duration::from_secs(3));
-    assert!(e
-        .drain(Duration::from_millis(300))
-        .iter()
-        .all(|l| !l.starts_with("bestmove")));
+    assert!(e.drain(Duration::from_millis(300)).iter().all(|l| !l.starts_with("bestmove")));
     // Early Ponder: no times on the go; the clock comes with the ponderhit.
     e.send("position startpos moves 7g7f 3c3d 2g2f 8c8d");
     e.send("go ponder");
@@ -265,11 +222,7 @@ fn ponder_hit_miss_and_early_ponder() {
     e.send("ponderhit btime 1000 wtime 1000 byoyomi 300");
     let t = Instant::now();
     e.bestmove(Duration::from_secs(3));
-    assert!(
-        t.elapsed() < Duration::from_millis(1500),
-        "early ponder took {:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < Duration::from_millis(1500), "early ponder took {:?}", t.elapsed());
     e.quit();
 }
 
@@ -282,20 +235,14 @@ fn stop_isready_and_quit_during_search() {
     std::thread::sleep(Duration::from_millis(200));
     e.send("isready");
     let (_, before) = e.expect("readyok", Duration::from_secs(1));
-    assert!(
-        !before.iter().any(|l| l.starts_with("bestmove")),
-        "isready must not stop the search"
-    );
+    assert!(!before.iter().any(|l| l.starts_with("bestmove")), "isready must not stop the search");
     e.send("stop");
     e.bestmove(Duration::from_secs(2));
     // Stop when idle does nothing; a second go gets its own bestmove.
     e.send("stop");
     e.send("go depth 2");
     e.bestmove(LONG);
-    assert!(e
-        .drain(Duration::from_millis(200))
-        .iter()
-        .all(|l| !l.starts_with("bestmove")));
+    assert!(e.drain(Duration::from_millis(200)).iter().all(|l| !l.starts_with("bestmove")));
     // Quit during a search ends the process promptly.
     e.send("go infinite");
     std::thread::sleep(Duration::from_millis(100));
@@ -328,14 +275,7 @@ fn garbage_and_illegal_input_never_break_the_engine() {
         e.send(junk);
     }
     let lines = e.drain(Duration::from_millis(1500));
-    assert!(
-        lines
-            .iter()
-            .filter(|l| l.starts_with("info string"))
-            .count()
-            >= 8,
-        "{lines:?}"
-    );
+    assert!(lines.iter().filter(|l| l.starts_with("info string")).count() >= 8, "{lines:?}");
     assert!(lines.iter().all(|l| l.is_ascii()), "{lines:?}");
     // The engine still works, and an illegal move cuts the move list before it.
     e.send("position startpos moves 7g7f 3c3d 5i5g 4a3b");
@@ -344,9 +284,7 @@ fn garbage_and_illegal_input_never_break_the_engine() {
     e.send("d");
     let (sfen, _) = e.expect("sfen ", Duration::from_secs(2));
     assert!(
-        sfen.starts_with(
-            "sfen lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3"
-        ),
+        sfen.starts_with("sfen lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3"),
         "{sfen}"
     );
     e.send("go depth 3");
@@ -364,11 +302,7 @@ fn debug_commands_perft_and_mate() {
     e.send("go perft 3");
     let (line, before) = e.expect("Nodes searched", LONG);
     assert_eq!(line, "Nodes searched: 25470");
-    assert_eq!(
-        before.iter().filter(|l| l.contains(": ")).count(),
-        30,
-        "{before:?}"
-    );
+    assert_eq!(before.iter().filter(|l| l.contains(": ")).count(), 30, "{before:?}");
     e.drain(Duration::from_millis(300));
     e.send("moves");
     let (m, _) = e.expect("", Duration::from_secs(2));
@@ -386,9 +320,7 @@ fn no_legal_move_resigns_and_declaration_wins() {
     let mut e = Engine::start();
     e.handshake();
     // Black has no legal move (and, under the 27-point rule, could declare: the rule comes first).
-    e.send(
-        "position sfen +R+N+SGKG+S+N+R/+B+N+SG+LG+S+N+B/P+LPP+LPP+LP/1P2P2P1/9/9/9/9/4k4 b 9P 200",
-    );
+    e.send("position sfen +R+N+SGKG+S+N+R/+B+N+SG+LG+S+N+B/P+LPP+LPP+LP/1P2P2P1/9/9/9/9/4k4 b 9P 200");
     e.send("go byoyomi 100");
     assert_eq!(e.bestmove(Duration::from_secs(3)), "bestmove win");
     e.send("setoption name EnteringKingRule value NoEnteringKing");
@@ -457,10 +389,7 @@ fn replay(name: &str, text: &str, scale: u64) {
 #[test]
 fn recorded_gui_sessions_replay() {
     let dir = format!("{}/tests/data/usi-sessions", env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     files.retain(|p| p.extension().is_some_and(|x| x == "usi"));
     files.sort();
     assert_eq!(files.len(), 34);
@@ -492,10 +421,7 @@ fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
     e.send(&format!("setoption name EvalDir value {}", dir.display()));
     e.send("isready");
     let (_, before) = e.expect("readyok", LONG);
-    assert!(
-        before.iter().any(|l| l.contains("NNUE loaded")),
-        "{before:?}"
-    );
+    assert!(before.iter().any(|l| l.contains("NNUE loaded")), "{before:?}");
     // The golden value of the test net for the start position (tests/data/nnue/seed1_fv16.tsv).
     e.send("position startpos");
     e.send("eval");
@@ -511,12 +437,7 @@ fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
     e.send(&format!("setoption name EvalFile value {}", bad.display()));
     e.send("isready");
     let (_, before) = e.expect("readyok", LONG);
-    assert!(
-        before
-            .iter()
-            .any(|l| l.contains("using the embedded evaluation")),
-        "{before:?}"
-    );
+    assert!(before.iter().any(|l| l.contains("using the embedded evaluation")), "{before:?}");
     e.send("eval");
     let (v, _) = e.expect("eval = ", Duration::from_secs(2));
     assert_eq!(v, "eval = 0");

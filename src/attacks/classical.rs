@@ -111,16 +111,10 @@ pub fn lance(c: Color, sq: Square, occ: Bitboard) -> Bitboard {
 
 #[inline]
 pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {
-    increasing(SW, sq, occ)
-        | increasing(NW, sq, occ)
-        | decreasing(NE, sq, occ)
-        | decreasing(SE, sq, occ)
+    increasing(SW, sq, occ) | increasing(NW, sq, occ) | decreasing(NE, sq, occ) | decreasing(SE, sq, occ)
 }
 
 #[inline]
 pub fn rook(sq: Square, occ: Bitboard) -> Bitboard {
-    increasing(S, sq, occ)
-        | increasing(W, sq, occ)
-        | decreasing(N, sq, occ)
-        | decreasing(E, sq, occ)
+    increasing(S, sq, occ) | increasing(W, sq, occ) | decreasing(N, sq, occ) | decreasing(E, sq, occ)
 }

@@ -34,11 +34,7 @@ const fn place(high: bool, x: u64) -> Bitboard {
 
 const fn build() -> [FileMasks; 81] {
     let zero = Bitboard::from_halves(0, 0);
-    let mut t = [FileMasks {
-        toward_a: zero,
-        toward_i: zero,
-        rank_a: zero,
-    }; 81];
+    let mut t = [FileMasks { toward_a: zero, toward_i: zero, rank_a: zero }; 81];
     let mut sq = 0;
     while sq < 81 {
         let file = sq / 9;

@@ -18,8 +18,7 @@ fn index(mask: Bitboard, magic: u64, shift: u32, occ: Bitboard) -> usize {
 #[inline]
 pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {
     let s = sq.index();
-    let i =
-        BISHOP_OFFSET[s] as usize + index(BISHOP_MASK[s], BISHOP_MAGIC[s], BISHOP_SHIFT[s], occ);
+    let i = BISHOP_OFFSET[s] as usize + index(BISHOP_MASK[s], BISHOP_MAGIC[s], BISHOP_SHIFT[s], occ);
     debug_assert!(i < BISHOP_ATTACKS.len());
     // SAFETY: the index is below 2^(64 - shift), the number of entries build.rs stores for the
     // square from its offset on.
@@ -29,13 +28,8 @@ pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {
 #[inline]
 pub fn rook(sq: Square, occ: Bitboard) -> Bitboard {
     let s = sq.index();
-    let i = ROOK_RANK_OFFSET[s] as usize
-        + index(
-            ROOK_RANK_MASK[s],
-            ROOK_RANK_MAGIC[s],
-            ROOK_RANK_SHIFT[s],
-            occ,
-        );
+    let i =
+        ROOK_RANK_OFFSET[s] as usize + index(ROOK_RANK_MASK[s], ROOK_RANK_MAGIC[s], ROOK_RANK_SHIFT[s], occ);
     debug_assert!(i < ROOK_RANK_ATTACKS.len());
     // SAFETY: as in `bishop`.
     let rank = unsafe { *ROOK_RANK_ATTACKS.get_unchecked(i) };

@@ -108,16 +108,7 @@ pub fn piece(pc: Piece, sq: Square, occ: Bitboard) -> Bitboard {
     }
 }
 
-const ALL_DIRS: [(i8, i8); 8] = [
-    (0, 1),
-    (1, 0),
-    (1, 1),
-    (1, -1),
-    (0, -1),
-    (-1, 0),
-    (-1, -1),
-    (-1, 1),
-];
+const ALL_DIRS: [(i8, i8); 8] = [(0, 1), (1, 0), (1, 1), (1, -1), (0, -1), (-1, 0), (-1, -1), (-1, 1)];
 
 const fn sq_bit(i: usize) -> (u64, u64) {
     if i < 63 {
@@ -150,10 +141,7 @@ struct LineTables {
 
 const fn build_lines() -> LineTables {
     let zero = Bitboard::from_halves(0, 0);
-    let mut t = LineTables {
-        between: [[zero; 81]; 81],
-        line: [[zero; 81]; 81],
-    };
+    let mut t = LineTables { between: [[zero; 81]; 81], line: [[zero; 81]; 81] };
     let mut a = 0;
     while a < 81 {
         let mut d = 0;

@@ -12,16 +12,7 @@ const PAWN: Steps = &[(0, -1)];
 const KNIGHT: Steps = &[(-1, -2), (1, -2)];
 const SILVER: Steps = &[(-1, -1), (0, -1), (1, -1), (-1, 1), (1, 1)];
 const GOLD: Steps = &[(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (0, 1)];
-const KING: Steps = &[
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-    (-1, 0),
-    (1, 0),
-    (-1, 1),
-    (0, 1),
-    (1, 1),
-];
+const KING: Steps = &[(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)];
 
 const fn steps_from(sq: usize, steps: Steps, flip_rank: bool) -> Bitboard {
     let (mut lo, mut hi) = (0u64, 0u64);

@@ -35,10 +35,7 @@ fn occupancies(sq: usize, dirs: &[(i8, i8)], seed: u64) -> Vec<Bitboard> {
                 b = naive::with_bit(b, i);
             }
         }
-        let noise = (
-            rand(&mut s) & ((1 << 63) - 1),
-            rand(&mut s) & ((1 << 18) - 1),
-        );
+        let noise = (rand(&mut s) & ((1 << 63) - 1), rand(&mut s) & ((1 << 18) - 1));
         out.push(to_bb(b));
         out.push(to_bb(b) | to_bb(noise).and_not(to_bb(mask)));
     }
@@ -56,22 +53,15 @@ fn check_slider(name: &str, dirs: &[(i8, i8)], f: Slider) {
     for sq in Square::ALL {
         for occ in occupancies(sq.index(), dirs, 0x5eed) {
             let want = naive::slide(sq.index(), dirs, halves(occ));
-            assert_eq!(
-                halves(f(sq, occ)),
-                want,
-                "{name} on {sq} with occupancy {occ:?}"
-            );
+            assert_eq!(halves(f(sq, occ)), want, "{name} on {sq} with occupancy {occ:?}");
         }
     }
 }
 
 fn check_lance(name: &str, f: fn(Color, Square, Bitboard) -> Bitboard) {
     for c in Color::ALL {
-        let dirs: &[(i8, i8)] = if c == Color::Black {
-            &naive::BLACK_LANCE_DIRS
-        } else {
-            &naive::WHITE_LANCE_DIRS
-        };
+        let dirs: &[(i8, i8)] =
+            if c == Color::Black { &naive::BLACK_LANCE_DIRS } else { &naive::WHITE_LANCE_DIRS };
         for sq in Square::ALL {
             for occ in occupancies(sq.index(), dirs, 0x1a7ce) {
                 let want = naive::slide(sq.index(), dirs, halves(occ));
@@ -83,16 +73,8 @@ fn check_lance(name: &str, f: fn(Color, Square, Bitboard) -> Bitboard) {
 
 #[test]
 fn classical_matches_naive() {
-    check_slider(
-        "classical bishop",
-        &naive::BISHOP_DIRS,
-        methods::classical::bishop,
-    );
-    check_slider(
-        "classical rook",
-        &naive::ROOK_DIRS,
-        methods::classical::rook,
-    );
+    check_slider("classical bishop", &naive::BISHOP_DIRS, methods::classical::bishop);
+    check_slider("classical rook", &naive::ROOK_DIRS, methods::classical::rook);
     check_lance("classical", methods::classical::lance);
 }
 
@@ -132,10 +114,7 @@ fn default_method_matches_naive() {
     let mut s = 3;
     for sq in Square::ALL {
         for _ in 0..200 {
-            let occ = Bitboard::from_halves(
-                rand(&mut s) & ((1 << 63) - 1),
-                rand(&mut s) & ((1 << 18) - 1),
-            );
+            let occ = Bitboard::from_halves(rand(&mut s) & ((1 << 63) - 1), rand(&mut s) & ((1 << 18) - 1));
             assert_eq!(horse(sq, occ), bishop(sq, occ) | king(sq));
             assert_eq!(dragon(sq, occ), rook(sq, occ) | king(sq));
         }
@@ -151,11 +130,7 @@ fn default_method_matches_naive() {
 fn step_tables_match_their_definition() {
     let one = |sq: Square, steps: &[(i8, i8)], c: Color| {
         let sign = if c == Color::Black { 1 } else { -1 };
-        Bitboard::from_squares(
-            steps
-                .iter()
-                .filter_map(|&(df, dr)| sq.offset(df, dr * sign)),
-        )
+        Bitboard::from_squares(steps.iter().filter_map(|&(df, dr)| sq.offset(df, dr * sign)))
     };
     let gold_steps = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (0, 1)];
     let silver_steps = [(-1, -1), (0, -1), (1, -1), (-1, 1), (1, 1)];
@@ -179,8 +154,7 @@ fn between_and_line() {
             let aligned = a != b
                 && (a.file() == b.file()
                     || a.rank() == b.rank()
-                    || (a.file() as i8 - b.file() as i8).abs()
-                        == (a.rank() as i8 - b.rank() as i8).abs());
+                    || (a.file() as i8 - b.file() as i8).abs() == (a.rank() as i8 - b.rank() as i8).abs());
             let btw = between(a, b);
             let ln = line(a, b);
             assert_eq!(btw, between(b, a));

@@ -22,11 +22,8 @@ pub use portable::Bitboard;
 pub use x86::Bitboard;
 
 /// Name of the backend this build uses (shown by `hayate --version` style diagnostics and tests).
-pub const BACKEND: &str = if cfg!(all(target_arch = "x86_64", not(feature = "portable"))) {
-    "sse2"
-} else {
-    "portable"
-};
+pub const BACKEND: &str =
+    if cfg!(all(target_arch = "x86_64", not(feature = "portable"))) { "sse2" } else { "portable" };
 
 const LO_MASK: u64 = (1 << 63) - 1;
 const HI_MASK: u64 = (1 << 18) - 1;
@@ -102,9 +99,7 @@ impl Bitboard {
 
     /// The bitboard with exactly the given squares set.
     pub fn from_squares(squares: impl IntoIterator<Item = Square>) -> Bitboard {
-        squares
-            .into_iter()
-            .fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from_square(sq))
+        squares.into_iter().fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from_square(sq))
     }
 
     #[inline(always)]
@@ -203,10 +198,7 @@ impl Bitboard {
     /// Iterates the set squares from low to high index.
     #[inline(always)]
     pub fn iter(self) -> BitboardIter {
-        BitboardIter {
-            lo: self.lo(),
-            hi: self.hi(),
-        }
+        BitboardIter { lo: self.lo(), hi: self.hi() }
     }
 }
 
@@ -291,10 +283,7 @@ mod tests {
     }
 
     fn random_bb(state: &mut u64) -> (u64, u64) {
-        (
-            next(state) & next(state) & LO_MASK,
-            next(state) & next(state) & HI_MASK,
-        )
+        (next(state) & next(state) & LO_MASK, next(state) & next(state) & HI_MASK)
     }
 
     #[test]
@@ -316,10 +305,7 @@ mod tests {
             assert_eq!(FILE_BB[i].count(), 9);
             assert_eq!(RANK_BB[i].count(), 9);
         }
-        assert_eq!(
-            Bitboard::promotion_zone(Color::Black),
-            Bitboard::far_ranks(Color::Black, 3)
-        );
+        assert_eq!(Bitboard::promotion_zone(Color::Black), Bitboard::far_ranks(Color::Black, 3));
         assert_eq!(Bitboard::promotion_zone(Color::White).count(), 27);
     }
 

@@ -54,10 +54,7 @@ impl Bitboard {
     /// Subtracts lane by lane (each 64-bit half on its own, wrapping, no borrow between halves).
     #[inline(always)]
     pub fn sub_halves(self, rhs: Bitboard) -> Bitboard {
-        Bitboard::from_halves(
-            self.q[0].wrapping_sub(rhs.q[0]),
-            self.q[1].wrapping_sub(rhs.q[1]),
-        )
+        Bitboard::from_halves(self.q[0].wrapping_sub(rhs.q[0]), self.q[1].wrapping_sub(rhs.q[1]))
     }
 
     /// Shifts each half right by `n` bits; the mirror of [`Bitboard::shl_halves`].

@@ -7,9 +7,8 @@ use crate::position::Position;
 use crate::types::{Color, PieceType, Square, Value, VALUE_EVAL_MAX};
 
 /// Value of a piece on the board, by `PieceType` number.
-pub const BOARD_VALUE: [Value; PieceType::NUM] = [
-    0, 90, 315, 405, 495, 855, 990, 540, 0, 540, 540, 540, 540, 945, 1395,
-];
+pub const BOARD_VALUE: [Value; PieceType::NUM] =
+    [0, 90, 315, 405, 495, 855, 990, 540, 0, 540, 540, 540, 540, 945, 1395];
 /// Value of a piece in hand (worth more than on the board: it can be dropped anywhere).
 pub const HAND_VALUE: [Value; 8] = [0, 100, 345, 445, 545, 940, 1090, 595];
 
@@ -76,11 +75,7 @@ fn side_score(pos: &Position, c: Color) -> Value {
 fn king_safety(pos: &Position, c: Color, k: Square) -> Value {
     let guards = (pos.golds(c) | pos.pieces_cp(c, PieceType::Silver)) & attacks::king(k);
     let enemies = pos.pieces(!c).and_not(pos.pieces_of(PieceType::Pawn)) & ZONE[k.index()];
-    let home = if k.relative_rank(c) >= 7 {
-        KING_HOME
-    } else {
-        0
-    };
+    let home = if k.relative_rank(c) >= 7 { KING_HOME } else { 0 };
     KING_GUARD * guards.count() as Value - KING_PRESSURE * enemies.count() as Value + home
 }
 
@@ -100,17 +95,14 @@ mod tests {
         let start = Position::startpos();
         assert_eq!(evaluate(&start), 0);
         let flipped =
-            Position::from_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1")
-                .unwrap();
+            Position::from_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1").unwrap();
         assert_eq!(evaluate(&flipped), 0);
         // Black is a rook up.
         let up =
-            Position::from_sfen("lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1")
-                .unwrap();
+            Position::from_sfen("lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1").unwrap();
         assert!(evaluate(&up) > 900);
         let up_w =
-            Position::from_sfen("lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w R 1")
-                .unwrap();
+            Position::from_sfen("lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w R 1").unwrap();
         assert_eq!(evaluate(&up_w), -evaluate(&up));
     }
 }

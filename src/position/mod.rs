@@ -336,14 +336,10 @@ impl Position {
             | (attacks::silver(them, sq) & t[PieceType::Silver.index()])
             | (attacks::gold(them, sq) & self.golds)
             | (attacks::king(sq)
-                & (t[PieceType::King.index()]
-                    | t[PieceType::Horse.index()]
-                    | t[PieceType::Dragon.index()]))
+                & (t[PieceType::King.index()] | t[PieceType::Horse.index()] | t[PieceType::Dragon.index()]))
             | (attacks::lance(them, sq, occ) & t[PieceType::Lance.index()])
-            | (attacks::bishop(sq, occ)
-                & (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]))
-            | (attacks::rook(sq, occ)
-                & (t[PieceType::Rook.index()] | t[PieceType::Dragon.index()])))
+            | (attacks::bishop(sq, occ) & (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]))
+            | (attacks::rook(sq, occ) & (t[PieceType::Rook.index()] | t[PieceType::Dragon.index()])))
             & self.by_color[c.index()]
     }
 
@@ -366,8 +362,7 @@ impl Position {
         let t = &self.by_type;
         let snipers = ((attacks::rook_pseudo(ksq)
             & (t[PieceType::Rook.index()] | t[PieceType::Dragon.index()]))
-            | (attacks::bishop_pseudo(ksq)
-                & (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]))
+            | (attacks::bishop_pseudo(ksq) & (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]))
             | (attacks::lance_pseudo(!attacker, ksq) & t[PieceType::Lance.index()]))
             & self.by_color[attacker.index()];
         let occ = self.occupied();
@@ -394,10 +389,7 @@ impl Position {
 
     #[inline(never)]
     fn compute_pins(&self) -> Pins {
-        let mut pins = Pins {
-            blockers: [Bitboard::EMPTY; 2],
-            pinners: [Bitboard::EMPTY; 2],
-        };
+        let mut pins = Pins { blockers: [Bitboard::EMPTY; 2], pinners: [Bitboard::EMPTY; 2] };
         for c in Color::ALL {
             if let Some(k) = self.king_square(c) {
                 let (b, p) = self.slider_blockers(!c, k);
@@ -411,9 +403,7 @@ impl Position {
     /// The check squares of the current position (by [`check_slot`]), computed on first use.
     #[inline(always)]
     fn check_square_table(&self) -> &[Bitboard; 8] {
-        self.st()
-            .check_squares
-            .get_or_init(|| self.compute_check_squares())
+        self.st().check_squares.get_or_init(|| self.compute_check_squares())
     }
 
     #[inline(never)]
@@ -530,11 +520,7 @@ impl Position {
         let prev = &self.states[self.cur];
         let their_hand = prev.hands[them.index()];
         let their_checks = prev.continuous_check[them.index()];
-        let our_checks = if checkers.is_nonempty() {
-            prev.continuous_check[us.index()] + 2
-        } else {
-            0
-        };
+        let our_checks = if checkers.is_nonempty() { prev.continuous_check[us.index()] + 2 } else { 0 };
         let plies_from_null = prev.plies_from_null + 1;
         self.cur += 1;
         if self.cur == self.states.len() {
@@ -566,11 +552,7 @@ impl Position {
             return Bitboard::EMPTY;
         };
         let to = m.to();
-        let mut checkers = if direct.contains(to) {
-            Bitboard::from_square(to)
-        } else {
-            Bitboard::EMPTY
-        };
+        let mut checkers = if direct.contains(to) { Bitboard::from_square(to) } else { Bitboard::EMPTY };
         if !m.is_drop() {
             let from = m.from();
             if enemy_blockers.contains(from) && !attacks::line(from, k).contains(to) {
@@ -719,9 +701,7 @@ impl Position {
         match m.kind() {
             MoveKind::Drop { piece, to } => self.check_squares(piece).contains(to),
             MoveKind::Normal { from, to, promote } => {
-                let pt = self.board[from.index()]
-                    .expect("a move starts on a piece")
-                    .piece_type();
+                let pt = self.board[from.index()].expect("a move starts on a piece").piece_type();
                 let after = if promote { pt.promote() } else { pt };
                 if self.check_squares(after).contains(to) {
                     return true;
@@ -729,8 +709,7 @@ impl Position {
                 let them = !self.side_to_move;
                 match self.king_square(them) {
                     Some(k) => {
-                        self.blockers_for_king(them).contains(from)
-                            && !attacks::line(from, k).contains(to)
+                        self.blockers_for_king(them).contains(from) && !attacks::line(from, k).contains(to)
                     }
                     None => false,
                 }
@@ -788,8 +767,7 @@ impl Position {
                     }
                 }
                 if piece == PieceType::Pawn {
-                    if (self.pieces_cp(us, PieceType::Pawn)
-                        & crate::bitboard::FILE_BB[to.file() as usize])
+                    if (self.pieces_cp(us, PieceType::Pawn) & crate::bitboard::FILE_BB[to.file() as usize])
                         .is_nonempty()
                     {
                         return false;
@@ -800,11 +778,7 @@ impl Position {
                 }
                 true
             }
-            MoveKind::Normal {
-                from,
-                to: _,
-                promote,
-            } => {
+            MoveKind::Normal { from, to: _, promote } => {
                 let Some(pc) = self.board[from.index()] else {
                     return false;
                 };
@@ -816,9 +790,7 @@ impl Position {
                 }
                 let pt = pc.piece_type();
                 if promote {
-                    if !pt.can_promote()
-                        || !(from.in_promotion_zone(us) || to.in_promotion_zone(us))
-                    {
+                    if !pt.can_promote() || !(from.in_promotion_zone(us) || to.in_promotion_zone(us)) {
                         return false;
                     }
                 } else if movegen::must_promote(us, pt, to) {
@@ -857,9 +829,7 @@ impl Position {
         }
         let occ = self.occupied() | Bitboard::from_square(to);
         // Can the pawn be captured by a piece other than the king, without exposing the king?
-        let defenders = self
-            .attackers_to(them, to, occ)
-            .and_not(Bitboard::from_square(k));
+        let defenders = self.attackers_to(them, to, occ).and_not(Bitboard::from_square(k));
         let pinned = self.pinned(them);
         for d in defenders {
             if !pinned.contains(d) || attacks::line(d, k).contains(to) {
@@ -907,18 +877,12 @@ impl Position {
                 Color::ALL.map(|c| self.blockers_for_king(c))
                     == Color::ALL.map(|c| fresh.blockers_for_king(c)),
             ),
-            (
-                "pinners",
-                Color::ALL.map(|c| self.pinners(c)) == Color::ALL.map(|c| fresh.pinners(c)),
-            ),
+            ("pinners", Color::ALL.map(|c| self.pinners(c)) == Color::ALL.map(|c| fresh.pinners(c))),
             ("check_squares", cs(self) == cs(&fresh)),
         ];
         for (name, ok) in checks {
             if !ok {
-                return Err(format!(
-                    "{name} differs from a recomputation in {}",
-                    self.to_sfen()
-                ));
+                return Err(format!("{name} differs from a recomputation in {}", self.to_sfen()));
             }
         }
         Ok(())
@@ -926,11 +890,7 @@ impl Position {
 
     /// Sets the current state's keys from the board, hands and side to move.
     fn recompute_keys(&mut self) {
-        let mut board_key = if self.side_to_move == Color::White {
-            zobrist::SIDE
-        } else {
-            0
-        };
+        let mut board_key = if self.side_to_move == Color::White { zobrist::SIDE } else { 0 };
         for sq in Square::ALL {
             if let Some(pc) = self.board[sq.index()] {
                 board_key ^= zobrist::psq(pc, sq);
@@ -940,8 +900,7 @@ impl Position {
         for c in Color::ALL {
             let h = self.hand(c);
             for pt in PieceType::HAND {
-                hand_key =
-                    hand_key.wrapping_add(zobrist::hand(c, pt).wrapping_mul(h.count(pt) as u64));
+                hand_key = hand_key.wrapping_add(zobrist::hand(c, pt).wrapping_mul(h.count(pt) as u64));
             }
         }
         let st = &mut self.states[self.cur];

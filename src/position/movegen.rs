@@ -50,14 +50,7 @@ pub enum MoveTarget {
 pub trait MoveSink {
     /// Moves of the `us` piece of kind `pt` on `from` to every square of `to`; the sink applies
     /// the promotion rules.
-    fn piece_moves(
-        &mut self,
-        us: Color,
-        pt: PieceType,
-        from: Square,
-        to: Bitboard,
-        which: MoveTarget,
-    );
+    fn piece_moves(&mut self, us: Color, pt: PieceType, from: Square, to: Bitboard, which: MoveTarget);
     /// One-step pawn moves to every square of `to` (each from the square behind it).
     fn pawn_pushes(&mut self, us: Color, to: Bitboard, which: MoveTarget);
     /// Drops of each kind in `kinds` to every square of `to`.
@@ -218,28 +211,10 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
         let to = attacks::pawn(us, from) & line(from);
         if GT == CAPTURES && !in_check {
             sink.piece_moves(us, PieceType::Pawn, from, to & enemy, MoveTarget::Both);
-            sink.piece_moves(
-                us,
-                PieceType::Pawn,
-                from,
-                to & empty & zone(us),
-                MoveTarget::PromotionsOnly,
-            );
+            sink.piece_moves(us, PieceType::Pawn, from, to & empty & zone(us), MoveTarget::PromotionsOnly);
         } else if GT == QUIETS && !in_check {
-            sink.piece_moves(
-                us,
-                PieceType::Pawn,
-                from,
-                to & empty.and_not(zone(us)),
-                MoveTarget::Both,
-            );
-            sink.piece_moves(
-                us,
-                PieceType::Pawn,
-                from,
-                to & empty & zone(us),
-                MoveTarget::NonPromotionsOnly,
-            );
+            sink.piece_moves(us, PieceType::Pawn, from, to & empty.and_not(zone(us)), MoveTarget::Both);
+            sink.piece_moves(us, PieceType::Pawn, from, to & empty & zone(us), MoveTarget::NonPromotionsOnly);
         } else {
             sink.piece_moves(us, PieceType::Pawn, from, to & target, MoveTarget::Both);
         }
@@ -247,13 +222,7 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
 
     // A pinned knight can never stay on its pin line.
     for from in pos.pieces_cp(us, PieceType::Knight).and_not(pinned) {
-        sink.piece_moves(
-            us,
-            PieceType::Knight,
-            from,
-            attacks::knight(us, from) & target,
-            MoveTarget::Both,
-        );
+        sink.piece_moves(us, PieceType::Knight, from, attacks::knight(us, from) & target, MoveTarget::Both);
     }
     for from in pos.pieces_cp(us, PieceType::Lance) {
         let to = attacks::lance(us, from, occ) & target & line(from);
@@ -307,19 +276,11 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
         sink.drops(&[PieceType::Lance], drop_target.and_not(far_rank(us, 0)));
     }
     if hand.has(PieceType::Knight) {
-        sink.drops(
-            &[PieceType::Knight],
-            drop_target.and_not(far_rank(us, 0) | far_rank(us, 1)),
-        );
+        sink.drops(&[PieceType::Knight], drop_target.and_not(far_rank(us, 0) | far_rank(us, 1)));
     }
     let mut kinds = [PieceType::Silver; 4];
     let mut n = 0;
-    for pt in [
-        PieceType::Silver,
-        PieceType::Gold,
-        PieceType::Bishop,
-        PieceType::Rook,
-    ] {
+    for pt in [PieceType::Silver, PieceType::Gold, PieceType::Bishop, PieceType::Rook] {
         if hand.has(pt) {
             kinds[n] = pt;
             n += 1;
@@ -350,11 +311,7 @@ impl Default for MoveList {
 impl MoveList {
     #[inline(always)]
     pub fn new(all_moves: bool) -> MoveList {
-        MoveList {
-            moves: [MaybeUninit::uninit(); MAX_MOVES],
-            len: 0,
-            all_moves,
-        }
+        MoveList { moves: [MaybeUninit::uninit(); MAX_MOVES], len: 0, all_moves }
     }
 
     /// Generates category `gt` of `pos` into a new list.
@@ -465,14 +422,7 @@ impl<'a> IntoIterator for &'a MoveList {
 
 impl MoveSink for MoveList {
     #[inline(always)]
-    fn piece_moves(
-        &mut self,
-        us: Color,
-        pt: PieceType,
-        from: Square,
-        to: Bitboard,
-        which: MoveTarget,
-    ) {
+    fn piece_moves(&mut self, us: Color, pt: PieceType, from: Square, to: Bitboard, which: MoveTarget) {
         if !pt.can_promote() {
             for t in to {
                 self.push(Move::normal(from, t, false));
@@ -481,14 +431,7 @@ impl MoveSink for MoveList {
         }
         let from_in_zone = from.in_promotion_zone(us);
         for t in to {
-            self.push_promotable(
-                us,
-                pt,
-                from,
-                t,
-                from_in_zone || t.in_promotion_zone(us),
-                which,
-            );
+            self.push_promotable(us, pt, from, t, from_in_zone || t.in_promotion_zone(us), which);
         }
     }
 
@@ -523,25 +466,14 @@ pub struct MoveCounter {
 
 impl MoveSink for MoveCounter {
     #[inline(always)]
-    fn piece_moves(
-        &mut self,
-        us: Color,
-        pt: PieceType,
-        from: Square,
-        to: Bitboard,
-        which: MoveTarget,
-    ) {
+    fn piece_moves(&mut self, us: Color, pt: PieceType, from: Square, to: Bitboard, which: MoveTarget) {
         debug_assert_eq!(which, MoveTarget::Both);
         let n = to.count() as u64;
         if !pt.can_promote() {
             self.count += n;
             return;
         }
-        let promotable = if from.in_promotion_zone(us) {
-            to
-        } else {
-            to & zone(us)
-        };
+        let promotable = if from.in_promotion_zone(us) { to } else { to & zone(us) };
         let forced = to & forced_zone(us, pt);
         self.count += n + promotable.count() as u64 - forced.count() as u64;
     }

@@ -39,14 +39,8 @@ pub enum DeclarationRule {
 }
 
 impl DeclarationRule {
-    pub const NAMES: [&'static str; 6] = [
-        "NoEnteringKing",
-        "CSARule24",
-        "CSARule24H",
-        "CSARule27",
-        "CSARule27H",
-        "TryRule",
-    ];
+    pub const NAMES: [&'static str; 6] =
+        ["NoEnteringKing", "CSARule24", "CSARule24H", "CSARule27", "CSARule27H", "TryRule"];
 
     pub fn from_name(s: &str) -> Option<DeclarationRule> {
         Some(match s {
@@ -92,9 +86,7 @@ impl Position {
     /// past a null move): the verdict search uses, at the first recurrence.
     pub fn repetition(&self, max_back: usize) -> Repetition {
         let st = self.st();
-        let end = (st.plies_from_null as usize)
-            .min(max_back)
-            .min(self.moves_played());
+        let end = (st.plies_from_null as usize).min(max_back).min(self.moves_played());
         let us = self.side_to_move();
         let mut i = 4;
         while i <= end {
@@ -218,15 +210,8 @@ impl Position {
         // Handicap variants lower the thresholds of the side missing material (the handicap giver,
         // white in handicap SFENs) by the points missing from a full set.
         let missing = FULL_SET_POINTS.saturating_sub(self.total_points());
-        let handicap = matches!(
-            rule,
-            DeclarationRule::CSARule24H | DeclarationRule::CSARule27H
-        );
-        let lower = if handicap && us == Color::White {
-            missing
-        } else {
-            0
-        };
+        let handicap = matches!(rule, DeclarationRule::CSARule24H | DeclarationRule::CSARule27H);
+        let lower = if handicap && us == Color::White { missing } else { 0 };
         match rule {
             DeclarationRule::CSARule27 | DeclarationRule::CSARule27H => {
                 let need = if us == Color::Black { 28 } else { 27 };

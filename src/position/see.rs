@@ -60,19 +60,13 @@ impl Position {
         let to = m.to();
         let us = self.side_to_move();
         let (mut occupied, moved) = if m.is_drop() {
-            (
-                self.occupied() | Bitboard::from_square(to),
-                m.dropped_piece(),
-            )
+            (self.occupied() | Bitboard::from_square(to), m.dropped_piece())
         } else {
             let from = m.from();
             let Some(pc) = self.piece_on(from) else {
                 return false;
             };
-            (
-                self.occupied() ^ Bitboard::from_square(from) | Bitboard::from_square(to),
-                pc.piece_type(),
-            )
+            (self.occupied() ^ Bitboard::from_square(from) | Bitboard::from_square(to), pc.piece_type())
         };
         let captured = if m.is_drop() { None } else { self.piece_on(to) };
         let mut swap = captured.map_or(0, |c| capture_value(c.piece_type())) - threshold;
@@ -111,11 +105,7 @@ impl Position {
                 .expect("some attacker exists");
             if pt == PieceType::King {
                 // The king may capture only if the other side has no attacker left.
-                return if (attackers.and_not(self.pieces(stm))).is_nonempty() {
-                    !res
-                } else {
-                    res
-                };
+                return if (attackers.and_not(self.pieces(stm))).is_nonempty() { !res } else { res };
             }
             swap = capture_value(pt) - swap;
             if swap < i32::from(res) {

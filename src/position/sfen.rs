@@ -33,11 +33,7 @@ pub enum SfenError {
     /// The text does not follow the SFEN grammar; the string says where.
     Syntax(String),
     /// More pieces of a kind (board and hands, promoted or not) than a game has.
-    TooManyPieces {
-        kind: PieceType,
-        count: u32,
-        max: u32,
-    },
+    TooManyPieces { kind: PieceType, count: u32, max: u32 },
     /// A side has more than one king.
     TooManyKings(Color),
     /// Neither side has a king.
@@ -80,10 +76,7 @@ fn syntax(s: impl Into<String>) -> SfenError {
 fn parse_board(text: &str) -> Result<Vec<(Square, Piece)>, SfenError> {
     let ranks: Vec<&str> = text.split('/').collect();
     if ranks.len() != 9 {
-        return Err(syntax(format!(
-            "the board has {} ranks, not 9",
-            ranks.len()
-        )));
+        return Err(syntax(format!("the board has {} ranks, not 9", ranks.len())));
     }
     let mut out = Vec::new();
     for (rank, row) in ranks.iter().enumerate() {
@@ -92,19 +85,13 @@ fn parse_board(text: &str) -> Result<Vec<(Square, Piece)>, SfenError> {
         let mut promoted = false;
         for ch in row.chars() {
             if promoted && !ch.is_ascii_alphabetic() {
-                return Err(syntax(format!(
-                    "'+' not followed by a piece in rank {}",
-                    rank + 1
-                )));
+                return Err(syntax(format!("'+' not followed by a piece in rank {}", rank + 1)));
             }
             match ch {
                 '1'..='9' => {
                     file -= ch as i32 - '0' as i32;
                     if file < -1 {
-                        return Err(syntax(format!(
-                            "rank {} is longer than 9 squares",
-                            rank + 1
-                        )));
+                        return Err(syntax(format!("rank {} is longer than 9 squares", rank + 1)));
                     }
                 }
                 '+' => promoted = true,
@@ -112,10 +99,7 @@ fn parse_board(text: &str) -> Result<Vec<(Square, Piece)>, SfenError> {
                     let pt = PieceType::from_sfen_letter(ch)
                         .ok_or_else(|| syntax(format!("unknown piece letter '{ch}'")))?;
                     if file < 0 {
-                        return Err(syntax(format!(
-                            "rank {} is longer than 9 squares",
-                            rank + 1
-                        )));
+                        return Err(syntax(format!("rank {} is longer than 9 squares", rank + 1)));
                     }
                     let pt = if promoted {
                         if !pt.can_promote() {
@@ -125,11 +109,7 @@ fn parse_board(text: &str) -> Result<Vec<(Square, Piece)>, SfenError> {
                     } else {
                         pt
                     };
-                    let color = if ch.is_ascii_uppercase() {
-                        Color::Black
-                    } else {
-                        Color::White
-                    };
+                    let color = if ch.is_ascii_uppercase() { Color::Black } else { Color::White };
                     let sq = Square::new(file as u8, rank as u8).expect("file and rank checked");
                     out.push((sq, Piece::new(color, pt)));
                     file -= 1;
@@ -141,11 +121,7 @@ fn parse_board(text: &str) -> Result<Vec<(Square, Piece)>, SfenError> {
             return Err(syntax(format!("'+' at the end of rank {}", rank + 1)));
         }
         if file != -1 {
-            return Err(syntax(format!(
-                "rank {} has {} squares, not 9",
-                rank + 1,
-                8 - file
-            )));
+            return Err(syntax(format!("rank {} has {} squares, not 9", rank + 1, 8 - file)));
         }
     }
     Ok(out)
@@ -174,18 +150,10 @@ fn parse_hands(text: &str, limits: PieceLimits) -> Result<[Hand; 2], SfenError> 
         if n == 0 {
             return Err(syntax(format!("zero count in hand '{text}'")));
         }
-        let c = if ch.is_ascii_uppercase() {
-            Color::Black
-        } else {
-            Color::White
-        };
+        let c = if ch.is_ascii_uppercase() { Color::Black } else { Color::White };
         let total = hands[c.index()].count(pt) + n;
         if total > limits.max(pt) {
-            return Err(SfenError::TooManyPieces {
-                kind: pt,
-                count: total,
-                max: limits.max(pt),
-            });
+            return Err(SfenError::TooManyPieces { kind: pt, count: total, max: limits.max(pt) });
         }
         hands[c.index()].set_count(pt, total);
     }
@@ -207,10 +175,7 @@ impl Position {
     pub fn from_sfen_with(sfen: &str, limits: PieceLimits) -> Result<Position, SfenError> {
         let fields: Vec<&str> = sfen.split_whitespace().collect();
         if fields.len() < 3 {
-            return Err(syntax(format!(
-                "expected board, side and hands, got {} fields",
-                fields.len()
-            )));
+            return Err(syntax(format!("expected board, side and hands, got {} fields", fields.len())));
         }
         if fields.len() > 4 {
             return Err(syntax(format!(
@@ -222,22 +187,14 @@ impl Position {
         let side = match fields[1] {
             "b" => Color::Black,
             "w" => Color::White,
-            s => {
-                return Err(syntax(format!(
-                    "side to move must be 'b' or 'w', not '{s}'"
-                )))
-            }
+            s => return Err(syntax(format!("side to move must be 'b' or 'w', not '{s}'"))),
         };
         let hands = parse_hands(fields[2], limits)?;
         let ply = match fields.get(3) {
             None => 1,
             Some(s) => match s.parse::<u32>() {
                 Ok(n) if n >= 1 => n,
-                _ => {
-                    return Err(syntax(format!(
-                        "move number must be a positive integer, not '{s}'"
-                    )))
-                }
+                _ => return Err(syntax(format!("move number must be a positive integer, not '{s}'"))),
             },
         };
 
@@ -263,18 +220,12 @@ impl Position {
                 _ => false,
             };
             if immobile {
-                return Err(SfenError::PieceWithoutMoves {
-                    piece: pc,
-                    square: sq,
-                });
+                return Err(SfenError::PieceWithoutMoves { piece: pc, square: sq });
             }
             if pt == PieceType::Pawn {
                 let f = sq.file() as usize;
                 if pawn_files[c.index()][f] {
-                    return Err(SfenError::TwoPawnsOnFile {
-                        color: c,
-                        file: f as u8,
-                    });
+                    return Err(SfenError::TwoPawnsOnFile { color: c, file: f as u8 });
                 }
                 pawn_files[c.index()][f] = true;
             }
@@ -285,11 +236,7 @@ impl Position {
         for pt in PieceType::HAND {
             let n = counts[pt.index()] + hands[0].count(pt) + hands[1].count(pt);
             if n > limits.max(pt) {
-                return Err(SfenError::TooManyPieces {
-                    kind: pt,
-                    count: n,
-                    max: limits.max(pt),
-                });
+                return Err(SfenError::TooManyPieces { kind: pt, count: n, max: limits.max(pt) });
             }
         }
 

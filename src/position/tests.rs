@@ -62,8 +62,7 @@ fn sfen_round_trips() {
         assert_eq!(again.key(), pos.key());
     }
     // The move number is optional on input.
-    let p = Position::from_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -")
-        .unwrap();
+    let p = Position::from_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -").unwrap();
     assert_eq!(p.to_sfen(), STARTPOS);
 }
 
@@ -71,94 +70,28 @@ fn sfen_round_trips() {
 fn bad_sfens_are_rejected_with_a_reason() {
     let bad: &[(&str, &str)] = &[
         ("", "syntax"),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1 b - 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - x",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 extra",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNLL b - 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b2/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNX b - 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNS+GKGSNL b - 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSN+ b - 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b K 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 0P 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P2 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 99P 1",
-            "syntax",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P 1",
-            "too many",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1",
-            "too many",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 3B 1",
-            "too many",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNK b - 1",
-            "king",
-        ),
-        (
-            "lnsg1gsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSG1GSNL b - 1",
-            "no king",
-        ),
-        (
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/4P4/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
-            "pawns on file",
-        ),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1 b - 1", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - x", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 extra", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNLL b - 1", "syntax"),
+        ("lnsgkgsnl/1r5b2/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "syntax"),
+        ("lnsgkgsnl/1r5b/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNX b - 1", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNS+GKGSNL b - 1", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSN+ b - 1", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b K 1", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 0P 1", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P2 1", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 99P 1", "syntax"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P 1", "too many"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1", "too many"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 3B 1", "too many"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNK b - 1", "king"),
+        ("lnsg1gsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSG1GSNL b - 1", "no king"),
+        ("lnsgkgsnl/1r5b1/ppppppppp/9/9/4P4/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "pawns on file"),
         ("4k4/9/9/9/9/9/9/9/p3K4 w - 1", "never move"),
         ("P3k4/9/9/9/9/9/9/9/4K4 b - 1", "never move"),
         ("L3k4/9/9/9/9/9/9/9/4K4 b - 1", "never move"),
@@ -173,10 +106,7 @@ fn bad_sfens_are_rejected_with_a_reason() {
             Ok(p) => panic!("accepted {sfen:?} as {}", p.to_sfen()),
             Err(e) => {
                 let msg = e.to_string();
-                assert!(
-                    msg.contains(why),
-                    "{sfen:?}: message {msg:?} should mention {why:?}"
-                );
+                assert!(msg.contains(why), "{sfen:?}: message {msg:?} should mention {why:?}");
             }
         }
     }
@@ -185,9 +115,7 @@ fn bad_sfens_are_rejected_with_a_reason() {
     let alphabet: Vec<char> = "lnsgkbrpLNSGKBRP+123456789/ -wb0".chars().collect();
     for _ in 0..20000 {
         let len = (rand(&mut s) % 90) as usize;
-        let text: String = (0..len)
-            .map(|_| alphabet[rand(&mut s) as usize % alphabet.len()])
-            .collect();
+        let text: String = (0..len).map(|_| alphabet[rand(&mut s) as usize % alphabet.len()]).collect();
         let _ = Position::from_sfen(&text);
     }
 }
@@ -211,8 +139,7 @@ fn do_undo_keeps_every_incremental_field_exact() {
                 let _ = pos.check_squares(PieceType::Rook);
             }
             pos.do_move(m);
-            pos.check_consistency()
-                .unwrap_or_else(|e| panic!("after {m}: {e}"));
+            pos.check_consistency().unwrap_or_else(|e| panic!("after {m}: {e}"));
             played.push(m);
             if rand(&mut s).is_multiple_of(8) && !pos.in_check() {
                 let key = pos.key();
@@ -243,55 +170,32 @@ fn generator_categories_partition_the_legal_moves() {
             legal.dedup();
             assert_eq!(n, legal.len(), "duplicate legal moves in {}", pos.to_sfen());
             let filter = |gt: GenType| -> Vec<Move> {
-                let mut v: Vec<Move> = MoveList::generate(&pos, gt, all)
-                    .iter()
-                    .copied()
-                    .filter(|&m| pos.is_legal(m))
-                    .collect();
+                let mut v: Vec<Move> =
+                    MoveList::generate(&pos, gt, all).iter().copied().filter(|&m| pos.is_legal(m)).collect();
                 v.sort_by_key(|m| m.bits());
                 v
             };
             if pos.in_check() {
-                assert_eq!(
-                    filter(GenType::Evasions),
-                    legal,
-                    "evasions of {}",
-                    pos.to_sfen()
-                );
+                assert_eq!(filter(GenType::Evasions), legal, "evasions of {}", pos.to_sfen());
             } else {
                 let caps = filter(GenType::CapturesProPlus);
                 let quiets = filter(GenType::QuietsProMinus);
-                assert!(
-                    caps.iter().all(|m| !quiets.contains(m)),
-                    "overlap in {}",
-                    pos.to_sfen()
-                );
+                assert!(caps.iter().all(|m| !quiets.contains(m)), "overlap in {}", pos.to_sfen());
                 let mut both: Vec<Move> = caps.iter().chain(quiets.iter()).copied().collect();
                 both.sort_by_key(|m| m.bits());
                 assert_eq!(both, legal, "captures+quiets of {}", pos.to_sfen());
-                assert_eq!(
-                    filter(GenType::NonEvasions),
-                    legal,
-                    "non-evasions of {}",
-                    pos.to_sfen()
-                );
+                assert_eq!(filter(GenType::NonEvasions), legal, "non-evasions of {}", pos.to_sfen());
                 for m in &caps {
                     assert!(
                         pos.is_capture(*m)
-                            || (m.is_promotion()
-                                && pos.moved_piece(*m).piece_type() == PieceType::Pawn)
+                            || (m.is_promotion() && pos.moved_piece(*m).piece_type() == PieceType::Pawn)
                     );
                 }
             }
             if all {
                 let mut counter = MoveCounter::default();
                 generate_legal(&pos, &mut counter);
-                assert_eq!(
-                    counter.count as usize,
-                    legal.len(),
-                    "bulk count of {}",
-                    pos.to_sfen()
-                );
+                assert_eq!(counter.count as usize, legal.len(), "bulk count of {}", pos.to_sfen());
             }
         }
     }
@@ -303,11 +207,7 @@ fn move_predicates_agree_with_making_the_move() {
     for pos in random_positions(40, 60, 11) {
         let legal = legal(&pos);
         for &m in &legal {
-            assert!(
-                pos.is_pseudo_legal(m) && pos.is_legal(m),
-                "{m} in {}",
-                pos.to_sfen()
-            );
+            assert!(pos.is_pseudo_legal(m) && pos.is_legal(m), "{m} in {}", pos.to_sfen());
             let mut p = pos.clone();
             let gives = p.gives_check(m);
             p.do_move(m);
@@ -323,11 +223,7 @@ fn move_predicates_agree_with_making_the_move() {
                 continue;
             };
             if !legal.contains(&m) {
-                assert!(
-                    !(pos.is_pseudo_legal(m) && pos.is_legal(m)),
-                    "{m} accepted in {}",
-                    pos.to_sfen()
-                );
+                assert!(!(pos.is_pseudo_legal(m) && pos.is_legal(m)), "{m} accepted in {}", pos.to_sfen());
             }
         }
     }
@@ -378,19 +274,15 @@ fn repetition_verdicts() {
     assert_eq!(pos.repetition(16), Repetition::Draw);
     assert_eq!(pos.fourfold_repetition(), None);
     let mut pos =
-        Position::from_sfen("lnsg1gsnl/1r5b1/ppppppppp/4k4/9/5R3/PPPPPPPPP/1B7/LNSGKGSNL b - 1")
-            .unwrap();
+        Position::from_sfen("lnsg1gsnl/1r5b1/ppppppppp/4k4/9/5R3/PPPPPPPPP/1B7/LNSGKGSNL b - 1").unwrap();
     for u in ["4f5f", "5d4d", "5f4f", "4d5d"] {
         pos.do_move(Move::from_usi(u).unwrap());
     }
     assert_eq!(pos.repetition(16), Repetition::Lose);
-    let moves: Vec<Move> = ["5d4d", "5f4f", "4d5d", "4f5f"]
-        .iter()
-        .map(|u| Move::from_usi(u).unwrap())
-        .collect();
+    let moves: Vec<Move> =
+        ["5d4d", "5f4f", "4d5d", "4f5f"].iter().map(|u| Move::from_usi(u).unwrap()).collect();
     let mut pos =
-        Position::from_sfen("lnsg1gsnl/1r5b1/ppppppppp/4k4/9/4R4/PPPPPPPPP/1B7/LNSGKGSNL w - 1")
-            .unwrap();
+        Position::from_sfen("lnsg1gsnl/1r5b1/ppppppppp/4k4/9/4R4/PPPPPPPPP/1B7/LNSGKGSNL w - 1").unwrap();
     for &m in &moves {
         pos.do_move(m);
     }
@@ -403,11 +295,7 @@ fn drop_targets_respect_ranks_and_two_pawns() {
         for m in legal(&pos) {
             if let MoveKind::Drop { piece, to } = m.kind() {
                 let us = pos.side_to_move();
-                assert!(
-                    drop_rank_ok_for_test(us, piece, to),
-                    "{m} in {}",
-                    pos.to_sfen()
-                );
+                assert!(drop_rank_ok_for_test(us, piece, to), "{m} in {}", pos.to_sfen());
                 if piece == PieceType::Pawn {
                     let file = crate::bitboard::FILE_BB[to.file() as usize];
                     assert!((pos.pieces_cp(us, PieceType::Pawn) & file).is_empty());

@@ -73,9 +73,7 @@ impl Worker {
         let pos = &self.pos;
         match pos.repetition(16 + ply as usize) {
             Repetition::None => {}
-            Repetition::Draw => {
-                return Some(draw_value(shared, self.root_color, pos.side_to_move()))
-            }
+            Repetition::Draw => return Some(draw_value(shared, self.root_color, pos.side_to_move())),
             Repetition::Win => return Some(mate_in(ply)),
             Repetition::Lose => return Some(mated_in(ply)),
             Repetition::Superior => return Some(params::SuperiorValue()),
@@ -121,11 +119,7 @@ impl Worker {
 
         // Step 2. Stop, rules (repetition, move limit, declaration), maximum ply. At the root only
         // the move limit matters: a game already over by it is a draw whatever is played.
-        if ROOT
-            && self
-                .pos
-                .is_move_limit_reached(shared.config.max_moves_to_draw)
-        {
+        if ROOT && self.pos.is_move_limit_reached(shared.config.max_moves_to_draw) {
             let v = draw_value(shared, self.root_color, self.pos.side_to_move());
             for rm in &mut self.root_moves {
                 rm.score = v;
@@ -141,11 +135,7 @@ impl Worker {
                 return v;
             }
             if ply >= MAX_PLY - 1 {
-                return if self.pos.in_check() {
-                    0
-                } else {
-                    self.eval.evaluate(&self.pos)
-                };
+                return if self.pos.in_check() { 0 } else { self.eval.evaluate(&self.pos) };
             }
             // Step 3. Mate distance pruning.
             alpha = alpha.max(mated_in(ply));
@@ -159,18 +149,10 @@ impl Worker {
         let key = self.pos.key();
         let (tt_hit, slot) = shared.tt.probe(key);
         let tt_value = tt_hit.map_or(VALUE_NONE, |d| value_from_tt(d.value, ply));
-        let tt_move = if ROOT {
-            Some(self.root_moves[self.pv_idx].mv)
-        } else {
-            tt_hit.and_then(|d| d.mv)
-        };
+        let tt_move = if ROOT { Some(self.root_moves[self.pv_idx].mv) } else { tt_hit.and_then(|d| d.mv) };
         if !PV {
             if let Some(d) = tt_hit {
-                let cut = if tt_value >= beta {
-                    Bound::Lower
-                } else {
-                    Bound::Upper
-                };
+                let cut = if tt_value >= beta { Bound::Lower } else { Bound::Upper };
                 if d.depth >= depth && tt_value != VALUE_NONE && d.bound.includes(cut) {
                     return tt_value;
                 }
@@ -250,18 +232,11 @@ impl Worker {
             };
             // Step 9. Full-depth null-window search, then the full window for a new PV move.
             if full_depth_null_window {
-                value = -self.search::<false, false>(
-                    -alpha - 1,
-                    -alpha,
-                    new_depth,
-                    ply + 1,
-                    !cut_node,
-                    shared,
-                );
+                value =
+                    -self.search::<false, false>(-alpha - 1, -alpha, new_depth, ply + 1, !cut_node, shared);
             }
             if PV && (move_count == 1 || (value > alpha && (ROOT || value < beta))) {
-                value =
-                    -self.search::<true, false>(-beta, -alpha, new_depth, ply + 1, false, shared);
+                value = -self.search::<true, false>(-beta, -alpha, new_depth, ply + 1, false, shared);
             }
             self.pos.undo_move_observed(m, &mut self.eval);
 
@@ -272,11 +247,8 @@ impl Worker {
             if ROOT {
                 let sel_depth = self.sel_depth;
                 let child_pv = self.pv.line(u + 1);
-                let rm = self
-                    .root_moves
-                    .iter_mut()
-                    .find(|r| r.mv == m)
-                    .expect("root moves come from the list");
+                let rm =
+                    self.root_moves.iter_mut().find(|r| r.mv == m).expect("root moves come from the list");
                 if move_count == 1 || value > alpha {
                     rm.score = value;
                     rm.sel_depth = sel_depth;
@@ -343,16 +315,7 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        shared.tt.store(
-            slot,
-            key,
-            best_move,
-            value_to_tt(best_value, ply),
-            static_eval,
-            depth,
-            bound,
-            PV,
-        );
+        shared.tt.store(slot, key, best_move, value_to_tt(best_value, ply), static_eval, depth, bound, PV);
         best_value
     }
 
@@ -376,11 +339,7 @@ impl Worker {
         }
         let in_check = self.pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                0
-            } else {
-                self.eval.evaluate(&self.pos)
-            };
+            return if in_check { 0 } else { self.eval.evaluate(&self.pos) };
         }
 
         let key = self.pos.key();
@@ -388,11 +347,7 @@ impl Worker {
         let tt_value = tt_hit.map_or(VALUE_NONE, |d| value_from_tt(d.value, ply));
         if !PV {
             if let Some(d) = tt_hit {
-                let cut = if tt_value >= beta {
-                    Bound::Lower
-                } else {
-                    Bound::Upper
-                };
+                let cut = if tt_value >= beta { Bound::Lower } else { Bound::Upper };
                 if tt_value != VALUE_NONE && d.bound.includes(cut) {
                     return tt_value;
                 }
@@ -409,16 +364,7 @@ impl Worker {
             };
             if e >= beta {
                 if tt_hit.is_none() {
-                    shared.tt.store(
-                        slot,
-                        key,
-                        None,
-                        value_to_tt(e, ply),
-                        e,
-                        -1,
-                        Bound::Lower,
-                        false,
-                    );
+                    shared.tt.store(slot, key, None, value_to_tt(e, ply), e, -1, Bound::Lower, false);
                 }
                 return e;
             }
@@ -428,11 +374,8 @@ impl Worker {
 
         let mut best_move = None;
         let mut move_count = 0;
-        let mut picker = MovePicker::new_qsearch(
-            &self.pos,
-            tt_hit.and_then(|d| d.mv),
-            shared.config.generate_all_moves,
-        );
+        let mut picker =
+            MovePicker::new_qsearch(&self.pos, tt_hit.and_then(|d| d.mv), shared.config.generate_all_moves);
         while let Some(m) = picker.next(&self.pos, &self.history) {
             if !self.pos.is_legal(m) {
                 continue;
@@ -466,22 +409,9 @@ impl Worker {
         if in_check && move_count == 0 {
             return mated_in(ply);
         }
-        let bound = if best_value >= beta {
-            Bound::Lower
-        } else {
-            Bound::Upper
-        };
+        let bound = if best_value >= beta { Bound::Lower } else { Bound::Upper };
         let depth = if in_check { 0 } else { -1 };
-        shared.tt.store(
-            slot,
-            key,
-            best_move,
-            value_to_tt(best_value, ply),
-            static_eval,
-            depth,
-            bound,
-            PV,
-        );
+        shared.tt.store(slot, key, best_move, value_to_tt(best_value, ply), static_eval, depth, bound, PV);
         best_value
     }
 }

@@ -13,11 +13,7 @@ const ORIGINS: usize = 81 + 7;
 /// The (origin, destination) index of a move.
 #[inline(always)]
 pub fn from_to(m: Move) -> usize {
-    let origin = if m.is_drop() {
-        80 + m.dropped_piece() as usize
-    } else {
-        m.from().index()
-    };
+    let origin = if m.is_drop() { 80 + m.dropped_piece() as usize } else { m.from().index() };
     origin * 81 + m.to().index()
 }
 
@@ -43,9 +39,7 @@ pub struct History {
 
 impl Default for History {
     fn default() -> History {
-        History {
-            butterfly: Box::new([[0; ORIGINS * 81]; 2]),
-        }
+        History { butterfly: Box::new([[0; ORIGINS * 81]; 2]) }
     }
 }
 

@@ -20,19 +20,12 @@ impl Worker {
         self.time_plan = None;
         self.stop_at = None;
         if !shared.control.pondering.load(Ordering::SeqCst) {
-            self.time_plan = time::plan(
-                &shared.limits,
-                self.pos.side_to_move(),
-                self.pos.game_ply(),
-                &shared.config.time,
-            );
+            self.time_plan =
+                time::plan(&shared.limits, self.pos.side_to_move(), self.pos.game_ply(), &shared.config.time);
         }
         let decided = match self.pos.declaration(shared.config.entering_king_rule) {
             Declaration::Win => Some(BestMove::Win),
-            Declaration::TryMove(m) => Some(BestMove::Move {
-                best: m,
-                ponder: None,
-            }),
+            Declaration::TryMove(m) => Some(BestMove::Move { best: m, ponder: None }),
             Declaration::None | Declaration::Draw => None,
         };
         self.init_root_moves(shared);
@@ -42,14 +35,10 @@ impl Worker {
             BestMove::Resign
         } else {
             self.iterate(shared);
-            BestMove::Move {
-                best: self.root_moves[0].mv,
-                ponder: None,
-            }
+            BestMove::Move { best: self.root_moves[0].mv, ponder: None }
         };
         // A pondering or infinite search reports only after `stop` (or, pondering, `ponderhit`).
-        while !shared.stopped()
-            && (shared.control.pondering.load(Ordering::SeqCst) || shared.limits.infinite)
+        while !shared.stopped() && (shared.control.pondering.load(Ordering::SeqCst) || shared.limits.infinite)
         {
             std::thread::sleep(Duration::from_millis(1));
         }
@@ -72,16 +61,11 @@ impl Worker {
         self.nodes = 0;
         self.completed_depth = 0;
         self.sel_depth = 0;
-        self.stack
-            .iter_mut()
-            .for_each(|f| *f = super::thread::Frame::default());
+        self.stack.iter_mut().for_each(|f| *f = super::thread::Frame::default());
         let legal = MoveList::legal(&self.pos, shared.config.generate_all_moves);
         let only = &shared.limits.searchmoves;
-        self.root_moves = legal
-            .iter()
-            .filter(|m| only.is_empty() || only.contains(m))
-            .map(|&m| RootMove::new(m))
-            .collect();
+        self.root_moves =
+            legal.iter().filter(|m| only.is_empty() || only.contains(m)).map(|&m| RootMove::new(m)).collect();
     }
 
     #[inline]
@@ -118,32 +102,19 @@ impl Worker {
 
     /// After a ponder hit: the clock starts at the hit and, for Early Ponder, the times come with it.
     fn apply_ponderhit(&mut self, shared: &SharedState) {
-        let hit = shared
-            .control
-            .ponderhit
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let hit = shared.control.ponderhit.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(hit) = hit {
             self.clock_start = hit.at;
             let limits = hit.limits.unwrap_or_else(|| shared.limits.clone());
-            self.time_plan = time::plan(
-                &limits,
-                self.pos.side_to_move(),
-                self.pos.game_ply(),
-                &shared.config.time,
-            );
+            self.time_plan =
+                time::plan(&limits, self.pos.side_to_move(), self.pos.game_ply(), &shared.config.time);
             self.stop_at = None;
         }
     }
 
     fn iterate(&mut self, shared: &Arc<SharedState>) {
         let main = self.id == 0;
-        let max_depth = shared
-            .limits
-            .depth
-            .unwrap_or(MAX_PLY - 1)
-            .clamp(1, MAX_PLY - 1);
+        let max_depth = shared.limits.depth.unwrap_or(MAX_PLY - 1).clamp(1, MAX_PLY - 1);
         let multi_pv = shared.config.multi_pv.clamp(1, self.root_moves.len());
         let mut stop_on_ponderhit = false;
         for depth in 1..=max_depth {
@@ -161,10 +132,7 @@ impl Worker {
                 let mut delta = params::AspirationDelta();
                 let (mut alpha, mut beta) =
                     if depth >= params::AspirationMinDepth() && prev.abs() < VALUE_INFINITE {
-                        (
-                            (prev - delta).max(-VALUE_INFINITE),
-                            (prev + delta).min(VALUE_INFINITE),
-                        )
+                        ((prev - delta).max(-VALUE_INFINITE), (prev + delta).min(VALUE_INFINITE))
                     } else {
                         (-VALUE_INFINITE, VALUE_INFINITE)
                     };
@@ -203,13 +171,10 @@ impl Worker {
             }
             // Main thread: is another iteration worth starting?
             let best = self.root_moves[0].score;
-            let mate_proven =
-                best.abs() >= VALUE_MATE - MAX_PLY && VALUE_MATE - best.abs() <= depth;
+            let mate_proven = best.abs() >= VALUE_MATE - MAX_PLY && VALUE_MATE - best.abs() <= depth;
             let done_by_time = self.time_plan.is_some_and(|plan| {
                 let single = self.root_moves.len() == 1;
-                single
-                    || self.elapsed_ms() * 100
-                        >= plan.optimum * params::NewIterationPercent() as u64
+                single || self.elapsed_ms() * 100 >= plan.optimum * params::NewIterationPercent() as u64
             });
             if mate_proven && shared.limits.depth.is_none() || done_by_time {
                 if shared.control.pondering.load(Ordering::SeqCst) {
@@ -254,19 +219,11 @@ impl Worker {
             if !updated && i > 0 {
                 continue;
             }
-            let (d, v) = if updated {
-                (depth, rm.score)
-            } else {
-                ((depth - 1).max(1), rm.previous_score)
-            };
+            let (d, v) = if updated { (depth, rm.score) } else { ((depth - 1).max(1), rm.previous_score) };
             if v.abs() > VALUE_INFINITE - 1 {
                 continue;
             }
-            let bound = if i == self.pv_idx && updated {
-                rm.bound
-            } else {
-                ScoreBound::Exact
-            };
+            let bound = if i == self.pv_idx && updated { rm.bound } else { ScoreBound::Exact };
             shared.reporter.info(&SearchInfo {
                 depth: d,
                 sel_depth: rm.sel_depth.max(d),
@@ -292,11 +249,7 @@ impl Worker {
 }
 
 /// The root value a draw is worth for the side to move.
-pub fn draw_value(
-    shared: &SharedState,
-    root_color: crate::types::Color,
-    stm: crate::types::Color,
-) -> Value {
+pub fn draw_value(shared: &SharedState, root_color: crate::types::Color, stm: crate::types::Color) -> Value {
     let v = match root_color {
         crate::types::Color::Black => shared.config.draw_value_black,
         crate::types::Color::White => shared.config.draw_value_white,

@@ -48,15 +48,9 @@ pub struct MovePicker {
 /// promotions add their gain.
 #[inline]
 fn capture_score(pos: &Position, m: Move) -> i32 {
-    let victim = pos
-        .piece_on(m.to())
-        .map_or(0, |p| capture_value(p.piece_type()));
+    let victim = pos.piece_on(m.to()).map_or(0, |p| capture_value(p.piece_type()));
     let attacker = pos.moved_piece(m).piece_type();
-    let promo = if m.is_promotion() {
-        promotion_gain(attacker)
-    } else {
-        0
-    };
+    let promo = if m.is_promotion() { promotion_gain(attacker) } else { 0 };
     victim * 8 + promo * 8 - crate::position::see::SEE_PIECE_VALUE[attacker.index()] / 8
 }
 
@@ -77,11 +71,7 @@ impl MovePicker {
         let in_check = pos.in_check();
         let tt_move = tt_move.filter(|&m| pos.is_pseudo_legal(m));
         MovePicker {
-            stage: if in_check {
-                Stage::EvasionTt
-            } else {
-                Stage::MainTt
-            },
+            stage: if in_check { Stage::EvasionTt } else { Stage::MainTt },
             tt_move,
             killers,
             list: MoveList::new(all_moves),
@@ -100,11 +90,7 @@ impl MovePicker {
             .filter(|&m| pos.is_pseudo_legal(m))
             .filter(|&m| in_check || pos.is_capture(m) || is_pawn_promotion(pos, m));
         MovePicker {
-            stage: if in_check {
-                Stage::EvasionTt
-            } else {
-                Stage::QsTt
-            },
+            stage: if in_check { Stage::EvasionTt } else { Stage::QsTt },
             tt_move,
             killers: [None; 2],
             list: MoveList::new(all_moves),
@@ -201,11 +187,8 @@ impl MovePicker {
                     self.cur = 0;
                     self.end_bad = 0;
                     self.end_captures = self.list.len();
-                    self.stage = if self.stage == Stage::CaptureInit {
-                        Stage::GoodCapture
-                    } else {
-                        Stage::QsCapture
-                    };
+                    self.stage =
+                        if self.stage == Stage::CaptureInit { Stage::GoodCapture } else { Stage::QsCapture };
                 }
                 Stage::GoodCapture => {
                     if self.cur < self.end_captures {
@@ -225,11 +208,7 @@ impl MovePicker {
                 }
                 Stage::Killer0 | Stage::Killer1 => {
                     let i = if self.stage == Stage::Killer0 { 0 } else { 1 };
-                    self.stage = if i == 0 {
-                        Stage::Killer1
-                    } else {
-                        Stage::QuietInit
-                    };
+                    self.stage = if i == 0 { Stage::Killer1 } else { Stage::QuietInit };
                     if self.skip_quiets {
                         continue;
                     }
@@ -253,9 +232,7 @@ impl MovePicker {
                     if !self.skip_quiets && self.cur < self.list.len() {
                         let m = self.list.as_slice()[self.cur];
                         self.cur += 1;
-                        if Some(m) == self.tt_move
-                            || Some(m) == self.killers[0]
-                            || Some(m) == self.killers[1]
+                        if Some(m) == self.tt_move || Some(m) == self.killers[0] || Some(m) == self.killers[1]
                         {
                             continue;
                         }
@@ -336,12 +313,7 @@ mod tests {
             n += picker_perft(pos, depth - 1, history);
             pos.undo_move(m);
         }
-        assert_eq!(
-            seen.len(),
-            legal.len(),
-            "picker missed moves in {}",
-            pos.to_sfen()
-        );
+        assert_eq!(seen.len(), legal.len(), "picker missed moves in {}", pos.to_sfen());
         n
     }
 
@@ -350,13 +322,11 @@ mod tests {
         let history = History::default();
         let mut pos = Position::from_sfen(STARTPOS).unwrap();
         assert_eq!(picker_perft(&mut pos, 3, &history), 25_470);
-        let mut pos = Position::from_sfen(
-            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-        )
-        .unwrap();
-        assert_eq!(picker_perft(&mut pos, 2, &history), 28_684);
         let mut pos =
-            Position::from_sfen("R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1").unwrap();
+            Position::from_sfen("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
+                .unwrap();
+        assert_eq!(picker_perft(&mut pos, 2, &history), 28_684);
+        let mut pos = Position::from_sfen("R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1").unwrap();
         assert_eq!(picker_perft(&mut pos, 2, &history), 105_677);
     }
 }

@@ -81,10 +81,8 @@ impl SearchControl {
 
     /// Switches a pondering search to normal thinking.
     pub fn ponderhit(&self, limits: Option<Limits>) {
-        *self.ponderhit.lock().unwrap_or_else(|e| e.into_inner()) = Some(PonderHit {
-            at: Instant::now(),
-            limits,
-        });
+        *self.ponderhit.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(PonderHit { at: Instant::now(), limits });
         self.pondering.store(false, Ordering::SeqCst);
     }
 }
@@ -151,11 +149,7 @@ pub struct Frame {
 
 impl Default for Frame {
     fn default() -> Frame {
-        Frame {
-            killers: [None; 2],
-            static_eval: crate::types::VALUE_NONE,
-            current_move: None,
-        }
+        Frame { killers: [None; 2], static_eval: crate::types::VALUE_NONE, current_move: None }
     }
 }
 
@@ -191,11 +185,7 @@ impl PvTable {
     }
 
     pub fn line(&self, ply: usize) -> Vec<Move> {
-        self.moves[ply][..self.len[ply]]
-            .iter()
-            .flatten()
-            .copied()
-            .collect()
+        self.moves[ply][..self.len[ply]].iter().flatten().copied().collect()
     }
 }
 
@@ -366,15 +356,11 @@ impl ThreadPool {
     ) {
         self.stop_and_wait();
         self.control = Arc::new(SearchControl::default());
-        self.control
-            .pondering
-            .store(limits.ponder, Ordering::SeqCst);
+        self.control.pondering.store(limits.ponder, Ordering::SeqCst);
         let shared = Arc::new(SharedState {
             tt,
             control: Arc::clone(&self.control),
-            nodes: (0..self.workers.len())
-                .map(|_| NodeCounter::default())
-                .collect(),
+            nodes: (0..self.workers.len()).map(|_| NodeCounter::default()).collect(),
             limits,
             config,
             start: Instant::now(),
@@ -441,25 +427,17 @@ fn run_search(workers: &mut [Worker], shared: &Arc<SharedState>) {
 /// Lazy SMP vote: each thread votes for its best move with weight growing with its score and
 /// completed depth; a proven mate wins outright.
 fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
-    let candidates: Vec<&Worker> = workers
-        .iter()
-        .filter(|w| !w.root_moves.is_empty())
-        .collect();
+    let candidates: Vec<&Worker> = workers.iter().filter(|w| !w.root_moves.is_empty()).collect();
     let Some(first) = candidates.first() else {
         return BestMove::Resign;
     };
     let mut best = *first;
     if candidates.len() > 1 && shared.config.multi_pv == 1 && shared.limits.depth.is_none() {
-        let min_score = candidates
-            .iter()
-            .map(|w| w.root_moves[0].score)
-            .min()
-            .unwrap_or(0);
+        let min_score = candidates.iter().map(|w| w.root_moves[0].score).min().unwrap_or(0);
         let mut votes: std::collections::HashMap<Move, i64> = std::collections::HashMap::new();
         for w in &candidates {
             let rm = &w.root_moves[0];
-            *votes.entry(rm.mv).or_default() +=
-                (rm.score - min_score + 14) as i64 * w.completed_depth as i64;
+            *votes.entry(rm.mv).or_default() += (rm.score - min_score + 14) as i64 * w.completed_depth as i64;
         }
         for w in &candidates {
             let (bs, ws) = (best.root_moves[0].score, w.root_moves[0].score);
@@ -475,16 +453,9 @@ fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
         }
     }
     let rm = &best.root_moves[0];
-    let ponder = rm
-        .pv
-        .get(1)
-        .copied()
-        .or_else(|| best.ponder_from_tt(shared, rm.mv));
+    let ponder = rm.pv.get(1).copied().or_else(|| best.ponder_from_tt(shared, rm.mv));
     if rm.score < -shared.config.resign_value && shared.config.resign_value < 99999 {
         return BestMove::Resign;
     }
-    BestMove::Move {
-        best: rm.mv,
-        ponder,
-    }
+    BestMove::Move { best: rm.mv, ponder }
 }

@@ -62,10 +62,7 @@ impl TimePlan {
             return elapsed;
         }
         let next_second = (elapsed + self.delay) / 1000 * 1000 + 1000;
-        next_second
-            .saturating_sub(self.delay + 20)
-            .max(elapsed)
-            .min(self.maximum)
+        next_second.saturating_sub(self.delay + 20).max(elapsed).min(self.maximum)
     }
 }
 
@@ -81,12 +78,7 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
     }
     if let Some(mt) = limits.movetime {
         let t = mt.saturating_sub(opts.network_delay).max(mt / 2).max(1);
-        return Some(TimePlan {
-            optimum: t,
-            maximum: t,
-            round_up: false,
-            delay: opts.network_delay,
-        });
+        return Some(TimePlan { optimum: t, maximum: t, round_up: false, delay: opts.network_delay });
     }
     if !limits.has_clock() {
         return None;
@@ -99,18 +91,11 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
         let margin = opts.network_delay.min((remaining + inc) / 4);
         let available = (remaining + inc).saturating_sub(margin);
         let optimum = remaining / horizon + inc * 9 / 10;
-        let maximum = available
-            .min(remaining / 4 + inc)
-            .min(optimum * 5)
-            .max(optimum.min(available));
+        let maximum = available.min(remaining / 4 + inc).min(optimum * 5).max(optimum.min(available));
         (optimum, maximum, margin)
     } else if byoyomi > 0 {
         // A margin that fits even a 100 ms byoyomi: NetworkDelay2, or a quarter of the byoyomi.
-        let margin = if byoyomi >= 2 * opts.network_delay2 {
-            opts.network_delay2
-        } else {
-            byoyomi / 4
-        };
+        let margin = if byoyomi >= 2 * opts.network_delay2 { opts.network_delay2 } else { byoyomi / 4 };
         let last = byoyomi.saturating_sub(margin);
         let optimum = remaining / horizon + last;
         let maximum = (remaining / 5 + last).min(remaining + last);
@@ -118,17 +103,13 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
     } else {
         let margin = opts.network_delay.min(remaining / 4);
         let optimum = remaining / (horizon + 20);
-        let maximum = (remaining / 10)
-            .saturating_sub(margin)
-            .max(optimum.min(remaining / 2));
+        let maximum = (remaining / 10).saturating_sub(margin).max(optimum.min(remaining / 2));
         (optimum, maximum, margin)
     };
     optimum = optimum * opts.slow_mover / 100;
     // The minimum thinking time may lift the optimum, but never past a third of the maximum (in a
     // fast game it would otherwise make every move use the whole budget).
-    optimum = optimum
-        .max(opts.minimum_thinking_time.min(maximum / 3))
-        .min(maximum);
+    optimum = optimum.max(opts.minimum_thinking_time.min(maximum / 3)).min(maximum);
     Some(TimePlan {
         optimum: optimum.max(1),
         maximum: maximum.max(1),
@@ -142,12 +123,7 @@ mod tests {
     use super::*;
 
     fn limits(time: u64, inc: u64, byoyomi: u64) -> Limits {
-        Limits {
-            time: [Some(time), Some(time)],
-            inc: [inc, inc],
-            byoyomi,
-            ..Limits::default()
-        }
+        Limits { time: [Some(time), Some(time)], inc: [inc, inc], byoyomi, ..Limits::default() }
     }
 
     #[test]
@@ -166,15 +142,9 @@ mod tests {
                             continue;
                         };
                         assert!(p.optimum <= p.maximum, "{time} {inc} {byoyomi}: {p:?}");
-                        assert!(
-                            p.maximum <= (time + inc + byoyomi).max(1),
-                            "{time} {inc} {byoyomi}: {p:?}"
-                        );
+                        assert!(p.maximum <= (time + inc + byoyomi).max(1), "{time} {inc} {byoyomi}: {p:?}");
                         if byoyomi > 0 && time + byoyomi > 1 {
-                            assert!(
-                                p.maximum < time + byoyomi,
-                                "byoyomi must keep a margin: {p:?}"
-                            );
+                            assert!(p.maximum < time + byoyomi, "byoyomi must keep a margin: {p:?}");
                         }
                         assert!(p.stop_time(p.optimum) <= p.maximum);
                     }
@@ -191,26 +161,15 @@ mod tests {
         let p = plan(&limits(0, 0, 100), Color::White, 50, &o).unwrap();
         assert_eq!(p.maximum, 75);
         // movetime and infinite
-        let l = Limits {
-            movetime: Some(1000),
-            ..Limits::default()
-        };
+        let l = Limits { movetime: Some(1000), ..Limits::default() };
         assert_eq!(plan(&l, Color::Black, 1, &o).unwrap().maximum, 880);
-        let l = Limits {
-            infinite: true,
-            ..limits(1000, 0, 0)
-        };
+        let l = Limits { infinite: true, ..limits(1000, 0, 0) };
         assert!(plan(&l, Color::Black, 1, &o).is_none());
     }
 
     #[test]
     fn round_up_stays_below_the_next_second() {
-        let p = TimePlan {
-            optimum: 1000,
-            maximum: 9000,
-            round_up: true,
-            delay: 120,
-        };
+        let p = TimePlan { optimum: 1000, maximum: 9000, round_up: true, delay: 120 };
         assert_eq!(p.stop_time(1300), 1860);
         assert_eq!(p.stop_time(8950), 9000);
         assert_eq!(p.stop_time(9000), 9000);

@@ -87,12 +87,7 @@ fn pack(
     let v = (value as i16 as u16) as u64;
     let e = (eval as i16 as u16) as u64;
     let d = (depth + DEPTH_OFFSET).clamp(0, 255) as u64;
-    m | v << 16
-        | e << 32
-        | d << 48
-        | (bound as u64) << 56
-        | (pv as u64) << 58
-        | (generation as u64) << 59
+    m | v << 16 | e << 32 | d << 48 | (bound as u64) << 56 | (pv as u64) << 58 | (generation as u64) << 59
 }
 
 fn unpack(data: u64) -> TtData {
@@ -133,10 +128,7 @@ impl TranspositionTable {
         let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Cluster>()).max(1);
         let mut clusters = Vec::new();
         clusters.resize_with(n, Cluster::default);
-        TranspositionTable {
-            clusters,
-            generation: AtomicU64::new(0),
-        }
+        TranspositionTable { clusters, generation: AtomicU64::new(0) }
     }
 
     /// Size in megabytes.
@@ -194,33 +186,17 @@ impl TranspositionTable {
             let data = e.data.load(Ordering::Relaxed);
             let check = e.key_xor_data.load(Ordering::Relaxed);
             if data != 0 && check ^ data == key {
-                return (
-                    Some(unpack(data)),
-                    TtSlot {
-                        cluster: ci,
-                        entry: i,
-                    },
-                );
+                return (Some(unpack(data)), TtSlot { cluster: ci, entry: i });
             }
             // Replacement score: shallow and old entries go first.
             let age = (generation.wrapping_sub(generation_of(data)) & 31) as i32;
-            let score = if data == 0 {
-                i32::MIN
-            } else {
-                depth_of(data) - 8 * age
-            };
+            let score = if data == 0 { i32::MIN } else { depth_of(data) - 8 * age };
             if score < worst_score {
                 worst_score = score;
                 worst = i;
             }
         }
-        (
-            None,
-            TtSlot {
-                cluster: ci,
-                entry: worst,
-            },
-        )
+        (None, TtSlot { cluster: ci, entry: worst })
     }
 
     /// Stores a search result in `slot` (from `probe(key)`). An existing entry for the same key
@@ -247,10 +223,7 @@ impl TranspositionTable {
             if mv.is_none() {
                 mv = Move::from_bits(old as u16);
             }
-            if bound != Bound::Exact
-                && depth + 4 < depth_of(old)
-                && generation_of(old) == self.generation()
-            {
+            if bound != Bound::Exact && depth + 4 < depth_of(old) && generation_of(old) == self.generation() {
                 return;
             }
         }
@@ -290,10 +263,7 @@ mod tests {
         tt.store(slot, key, m, -345, 12, 7, Bound::Lower, true);
         let (found, _) = tt.probe(key);
         let d = found.expect("stored");
-        assert_eq!(
-            (d.mv, d.value, d.eval, d.depth, d.bound, d.pv),
-            (m, -345, 12, 7, Bound::Lower, true)
-        );
+        assert_eq!((d.mv, d.value, d.eval, d.depth, d.bound, d.pv), (m, -345, 12, 7, Bound::Lower, true));
         // Negative depths (qsearch) fit.
         let (_, slot) = tt.probe(key ^ 1);
         tt.store(slot, key ^ 1, None, 5, 5, -6, Bound::Upper, false);

@@ -24,8 +24,7 @@ const FIELD: [u32; 8] = [0, 0x1f, 0x7, 0x7, 0x7, 0x3, 0x3, 0x7];
 /// Largest count each kind can reach in one hand (all pieces of that kind in the game).
 const MAX: [u32; 8] = [0, 18, 4, 4, 4, 2, 2, 4];
 /// The guard bit directly above each field.
-const BORROW: u32 =
-    (1 << 5) | (1 << 11) | (1 << 15) | (1 << 19) | (1 << 23) | (1 << 26) | (1 << 30);
+const BORROW: u32 = (1 << 5) | (1 << 11) | (1 << 15) | (1 << 19) | (1 << 23) | (1 << 26) | (1 << 30);
 /// All count bits of every field except pawn.
 const EXCEPT_PAWN: u32 = 0x7 << 8 | 0x7 << 12 | 0x7 << 16 | 0x7 << 20 | 0x3 << 24 | 0x3 << 28;
 

@@ -22,15 +22,8 @@ pub struct Move(NonZeroU16);
 /// A move seen as what it does.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum MoveKind {
-    Normal {
-        from: Square,
-        to: Square,
-        promote: bool,
-    },
-    Drop {
-        piece: PieceType,
-        to: Square,
-    },
+    Normal { from: Square, to: Square, promote: bool },
+    Drop { piece: PieceType, to: Square },
 }
 
 const DROP: u16 = 1 << 15;
@@ -127,16 +120,9 @@ impl Move {
     #[inline(always)]
     pub fn kind(self) -> MoveKind {
         if self.is_drop() {
-            MoveKind::Drop {
-                piece: self.dropped_piece(),
-                to: self.to(),
-            }
+            MoveKind::Drop { piece: self.dropped_piece(), to: self.to() }
         } else {
-            MoveKind::Normal {
-                from: self.from(),
-                to: self.to(),
-                promote: self.is_promotion(),
-            }
+            MoveKind::Normal { from: self.from(), to: self.to(), promote: self.is_promotion() }
         }
     }
 
@@ -206,9 +192,7 @@ mod tests {
             assert_eq!(m.to_usi(), s);
             assert_eq!(Move::from_bits(m.bits()), Some(m));
         }
-        for bad in [
-            "", "7g7g", "K*5e", "p*5e", "P*5j", "7g7f=", "7g7f++", "P*5e+", "0a1a", "7g",
-        ] {
+        for bad in ["", "7g7g", "K*5e", "p*5e", "P*5j", "7g7f=", "7g7f++", "P*5e+", "0a1a", "7g"] {
             assert_eq!(Move::from_usi(bad), None, "{bad}");
         }
     }
@@ -216,14 +200,7 @@ mod tests {
     #[test]
     fn fields() {
         let m = Move::normal(Square::Sq77, Square::Sq76, false);
-        assert_eq!(
-            m.kind(),
-            MoveKind::Normal {
-                from: Square::Sq77,
-                to: Square::Sq76,
-                promote: false
-            }
-        );
+        assert_eq!(m.kind(), MoveKind::Normal { from: Square::Sq77, to: Square::Sq76, promote: false });
         let d = Move::drop(PieceType::Gold, Square::Sq55);
         assert!(d.is_drop() && !d.is_promotion());
         assert_eq!(d.dropped_piece(), PieceType::Gold);

@@ -17,9 +17,7 @@ pub enum GoCommand {
 /// A number of milliseconds (or nodes); fractions are rounded, negatives become zero.
 fn number(tok: Option<&&str>, what: &str) -> Result<u64, String> {
     let tok = tok.ok_or_else(|| format!("'{what}' needs a number"))?;
-    let v: f64 = tok
-        .parse()
-        .map_err(|_| format!("'{what}' needs a number, not '{tok}'"))?;
+    let v: f64 = tok.parse().map_err(|_| format!("'{what}' needs a number, not '{tok}'"))?;
     if !v.is_finite() {
         return Err(format!("'{what}' needs a finite number, not '{tok}'"));
     }
@@ -81,14 +79,12 @@ pub fn parse_go(tokens: &[&str], pos: &Position) -> Result<(GoCommand, Vec<Strin
                 while j < tokens.len() {
                     match Move::from_usi(tokens[j]) {
                         Some(m) if pos.is_legal_move(m) => l.searchmoves.push(m),
-                        Some(_) => warnings.push(format!(
-                            "searchmoves: {} is not legal here, ignored",
-                            tokens[j]
-                        )),
-                        None if looks_like_move(tokens[j]) => warnings.push(format!(
-                            "searchmoves: '{}' is not a move, ignored",
-                            tokens[j]
-                        )),
+                        Some(_) => {
+                            warnings.push(format!("searchmoves: {} is not legal here, ignored", tokens[j]))
+                        }
+                        None if looks_like_move(tokens[j]) => {
+                            warnings.push(format!("searchmoves: '{}' is not a move, ignored", tokens[j]))
+                        }
                         None => break,
                     }
                     j += 1;
@@ -125,42 +121,26 @@ mod tests {
 
     #[test]
     fn any_subset_any_order() {
-        let GoCommand::Search(l) = go("byoyomi 1000 wtime 2000 btime 3000.6 ponder") else {
-            panic!()
-        };
+        let GoCommand::Search(l) = go("byoyomi 1000 wtime 2000 btime 3000.6 ponder") else { panic!() };
         assert_eq!(l.time, [Some(3001), Some(2000)]);
         assert_eq!(l.byoyomi, 1000);
         assert!(l.ponder && l.has_clock());
-        let GoCommand::Search(l) = go("movetime 0.9") else {
-            panic!()
-        };
+        let GoCommand::Search(l) = go("movetime 0.9") else { panic!() };
         assert_eq!(l.movetime, Some(1));
-        let GoCommand::Search(l) = go("") else {
-            panic!()
-        };
+        let GoCommand::Search(l) = go("") else { panic!() };
         assert!(!l.has_clock() && !l.infinite);
-        let GoCommand::Search(l) = go("infinite searchmoves 7g7f 2g2f 9a9b depth 3") else {
-            panic!()
-        };
+        let GoCommand::Search(l) = go("infinite searchmoves 7g7f 2g2f 9a9b depth 3") else { panic!() };
         assert!(l.infinite);
         assert_eq!(l.searchmoves.len(), 2);
         assert_eq!(l.depth, Some(3));
         assert_eq!(go("perft 3"), GoCommand::Perft(3));
-        let GoCommand::Mate(l) = go("mate 1000") else {
-            panic!()
-        };
+        let GoCommand::Mate(l) = go("mate 1000") else { panic!() };
         assert_eq!(l.mate, Some(Some(1000)));
-        let GoCommand::Mate(l) = go("mate infinite") else {
-            panic!()
-        };
+        let GoCommand::Mate(l) = go("mate infinite") else { panic!() };
         assert_eq!(l.mate, Some(None));
-        let GoCommand::Mate(l) = go("mate nodes 5000") else {
-            panic!()
-        };
+        let GoCommand::Mate(l) = go("mate nodes 5000") else { panic!() };
         assert_eq!((l.mate, l.nodes), (Some(None), Some(5000)));
-        let GoCommand::Mate(l) = go("mate") else {
-            panic!()
-        };
+        let GoCommand::Mate(l) = go("mate") else { panic!() };
         assert_eq!(l.mate, Some(None));
     }
 

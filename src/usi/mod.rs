@@ -63,10 +63,7 @@ impl Engine {
             PathBuf::from(file)
         };
         if path.is_relative() && !path.exists() {
-            if let Some(dir) = std::env::current_exe()
-                .ok()
-                .and_then(|e| e.parent().map(Path::to_path_buf))
-            {
+            if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
                 let beside = dir.join(&path);
                 if beside.exists() {
                     return beside;
@@ -87,9 +84,7 @@ impl Engine {
                     info_string(&format!("NNUE loaded from {}", path.display()));
                     Some(Arc::new(net))
                 }
-                Err(NnueError::Io { source, .. })
-                    if source.kind() == std::io::ErrorKind::NotFound =>
-                {
+                Err(NnueError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                     info_string(&format!(
                         "no NNUE file at {}: using the embedded evaluation",
                         path.display()
@@ -97,10 +92,7 @@ impl Engine {
                     None
                 }
                 Err(e) => {
-                    info_string(&format!(
-                        "{}: {e}; using the embedded evaluation",
-                        path.display()
-                    ));
+                    info_string(&format!("{}: {e}; using the embedded evaluation", path.display()));
                     None
                 }
             };
@@ -188,10 +180,7 @@ impl Engine {
             ["d"] => self.display(),
             ["eval"] => send(&format!("eval = {}", self.evaluator().evaluate(&self.pos))),
             ["moves"] => {
-                let list = MoveList::legal(
-                    &self.pos,
-                    self.options.bool(options::GENERATE_ALL_LEGAL_MOVES),
-                );
+                let list = MoveList::legal(&self.pos, self.options.bool(options::GENERATE_ALL_LEGAL_MOVES));
                 let moves: Vec<String> = list.iter().map(|m| m.to_usi()).collect();
                 send(&moves.join(" "));
             }
@@ -260,13 +249,7 @@ impl Engine {
                 // Still exactly one answer per `go`: search without limits would hang a GUI, so
                 // report and answer with a quick search.
                 info_string(&format!("go: {e}; searching to depth 1"));
-                (
-                    GoCommand::Search(Limits {
-                        depth: Some(1),
-                        ..Limits::default()
-                    }),
-                    Vec::new(),
-                )
+                (GoCommand::Search(Limits { depth: Some(1), ..Limits::default() }), Vec::new())
             }
         };
         for w in warnings {
@@ -283,12 +266,9 @@ impl Engine {
                 self.pool.stop_and_wait();
                 self.apply_resources();
                 self.pool.set_network(self.net.as_ref(), self.fv_scale());
-                let reporter = Arc::new(UsiReporter {
-                    ponder: self.options.bool(options::USI_PONDER),
-                });
+                let reporter = Arc::new(UsiReporter { ponder: self.options.bool(options::USI_PONDER) });
                 let config = self.search_config();
-                self.pool
-                    .start(&self.pos, limits, config, Arc::clone(&self.tt), reporter);
+                self.pool.start(&self.pos, limits, config, Arc::clone(&self.tt), reporter);
             }
         }
     }
@@ -320,10 +300,7 @@ impl Engine {
         send("");
         send(&format!("Nodes searched: {total}"));
         send(&format!("Time: {} ms", elapsed.as_millis()));
-        send(&format!(
-            "Nodes/second: {}",
-            (total as f64 / elapsed.as_secs_f64()) as u64
-        ));
+        send(&format!("Nodes/second: {}", (total as f64 / elapsed.as_secs_f64()) as u64));
     }
 
     fn display(&self) {
@@ -333,31 +310,18 @@ impl Engine {
         send(&format!("sfen {}", self.pos.to_sfen()));
         send(&format!("key {:016x}", self.pos.key()));
         let checkers: Vec<String> = self.pos.checkers().iter().map(|s| s.to_string()).collect();
-        send(&format!(
-            "checkers {}",
-            if checkers.is_empty() {
-                "-".to_string()
-            } else {
-                checkers.join(" ")
-            }
-        ));
+        send(&format!("checkers {}", if checkers.is_empty() { "-".to_string() } else { checkers.join(" ") }));
     }
 
     fn bench(&mut self, rest: &[&str]) {
         self.pool.stop_and_wait();
-        let depth = rest
-            .first()
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(crate::bench::DEFAULT_DEPTH);
+        let depth = rest.first().and_then(|d| d.parse().ok()).unwrap_or(crate::bench::DEFAULT_DEPTH);
         let result = crate::bench::run(depth, |i, _sfen, nodes| {
             send(&format!("info string position {} nodes {nodes}", i + 1))
         });
         let secs = result.elapsed.as_secs_f64().max(1e-6);
         send(&format!("Nodes searched: {}", result.nodes));
-        send(&format!(
-            "Nodes/second: {}",
-            (result.nodes as f64 / secs) as u64
-        ));
+        send(&format!("Nodes/second: {}", (result.nodes as f64 / secs) as u64));
     }
 }
 
@@ -402,10 +366,7 @@ pub fn load_options(explicit: Option<&Path>) -> Result<(Options, Option<String>)
                         } else {
                             // Keep the built-in defaults; say so on stderr and to the GUI.
                             log::error!("{msg}; using built-in defaults");
-                            Ok((
-                                Options::default(),
-                                Some(format!("{msg}; using built-in defaults")),
-                            ))
+                            Ok((Options::default(), Some(format!("{msg}; using built-in defaults"))))
                         }
                     }
                 };

@@ -14,15 +14,8 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Kind {
     Check(bool),
-    Spin {
-        default: i64,
-        min: i64,
-        max: i64,
-    },
-    Combo {
-        default: &'static str,
-        vars: &'static [&'static str],
-    },
+    Spin { default: i64, min: i64, max: i64 },
+    Combo { default: &'static str, vars: &'static [&'static str] },
     Str(&'static str),
     Filename(&'static str),
 }
@@ -73,49 +66,28 @@ pub const FV_SCALE: &str = "FV_SCALE";
 
 /// Every option the engine declares, in the order `usi` lists them.
 pub fn declarations() -> Vec<Decl> {
-    let spin = |name, default, min, max| Decl {
-        name,
-        kind: Kind::Spin { default, min, max },
-    };
+    let spin = |name, default, min, max| Decl { name, kind: Kind::Spin { default, min, max } };
     let decls = vec![
         spin(USI_HASH, 256, 1, 65536),
-        Decl {
-            name: USI_PONDER,
-            kind: Kind::Check(false),
-        },
+        Decl { name: USI_PONDER, kind: Kind::Check(false) },
         spin(THREADS, 1, 1, 512),
         spin(MULTI_PV, 1, 1, 800),
         spin(NETWORK_DELAY, 120, 0, 10000),
         spin(NETWORK_DELAY2, 1120, 0, 10000),
         spin(MINIMUM_THINKING_TIME, 2000, 0, 100000),
         spin(SLOW_MOVER, 100, 1, 1000),
-        Decl {
-            name: ROUND_UP_TO_FULL_SECOND,
-            kind: Kind::Check(false),
-        },
+        Decl { name: ROUND_UP_TO_FULL_SECOND, kind: Kind::Check(false) },
         spin(MAX_MOVES_TO_DRAW, 0, 0, 100000),
         Decl {
             name: ENTERING_KING_RULE,
-            kind: Kind::Combo {
-                default: "CSARule27",
-                vars: &DeclarationRule::NAMES,
-            },
+            kind: Kind::Combo { default: "CSARule27", vars: &DeclarationRule::NAMES },
         },
         spin(RESIGN_VALUE, 99999, 0, 99999),
         spin(DRAW_VALUE_BLACK, -2, -30000, 30000),
         spin(DRAW_VALUE_WHITE, -2, -30000, 30000),
-        Decl {
-            name: GENERATE_ALL_LEGAL_MOVES,
-            kind: Kind::Check(false),
-        },
-        Decl {
-            name: EVAL_DIR,
-            kind: Kind::Str("eval"),
-        },
-        Decl {
-            name: EVAL_FILE,
-            kind: Kind::Filename(""),
-        },
+        Decl { name: GENERATE_ALL_LEGAL_MOVES, kind: Kind::Check(false) },
+        Decl { name: EVAL_DIR, kind: Kind::Str("eval") },
+        Decl { name: EVAL_FILE, kind: Kind::Filename("") },
         spin(FV_SCALE, 16, 1, 128),
     ];
     #[cfg(feature = "tune")]
@@ -154,20 +126,14 @@ fn parse_value(decl: &Decl, text: &str) -> Result<Value, OptionError> {
         Kind::Check(_) => match text {
             "true" => Ok(Value::Bool(true)),
             "false" => Ok(Value::Bool(false)),
-            _ => Err(OptionError(format!(
-                "{} takes true or false, not '{text}'",
-                decl.name
-            ))),
+            _ => Err(OptionError(format!("{} takes true or false, not '{text}'", decl.name))),
         },
         Kind::Spin { min, max, .. } => {
-            let n: i64 = text.parse().map_err(|_| {
-                OptionError(format!("{} takes an integer, not '{text}'", decl.name))
-            })?;
+            let n: i64 = text
+                .parse()
+                .map_err(|_| OptionError(format!("{} takes an integer, not '{text}'", decl.name)))?;
             if n < *min || n > *max {
-                return Err(OptionError(format!(
-                    "{} must be within {min}..{max}, not {n}",
-                    decl.name
-                )));
+                return Err(OptionError(format!("{} must be within {min}..{max}, not {n}", decl.name)));
             }
             Ok(Value::Int(n))
         }
@@ -175,11 +141,7 @@ fn parse_value(decl: &Decl, text: &str) -> Result<Value, OptionError> {
             if vars.contains(&text) {
                 Ok(Value::Text(text.to_string()))
             } else {
-                Err(OptionError(format!(
-                    "{} takes one of {}, not '{text}'",
-                    decl.name,
-                    vars.join(" ")
-                )))
+                Err(OptionError(format!("{} takes one of {}, not '{text}'", decl.name, vars.join(" "))))
             }
         }
         Kind::Str(_) | Kind::Filename(_) => Ok(Value::Text(text.to_string())),
@@ -196,10 +158,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         let decls = declarations();
-        let values = decls
-            .iter()
-            .map(|d| (d.name, default_value(&d.kind)))
-            .collect();
+        let values = decls.iter().map(|d| (d.name, default_value(&d.kind))).collect();
         Options { decls, values }
     }
 }
@@ -211,26 +170,19 @@ impl Options {
 
     fn decl(&self, name: &str) -> Option<&Decl> {
         // USI option names are case-insensitive in practice (GUIs echo what `usi` sent).
-        self.decls
-            .iter()
-            .find(|d| d.name.eq_ignore_ascii_case(name))
+        self.decls.iter().find(|d| d.name.eq_ignore_ascii_case(name))
     }
 
     /// Sets an option from its text; refuses unknown names and bad values.
     pub fn set(&mut self, name: &str, text: &str) -> Result<&'static str, OptionError> {
-        let decl = self
-            .decl(name)
-            .ok_or_else(|| OptionError(format!("unknown option '{name}'")))?
-            .clone();
+        let decl = self.decl(name).ok_or_else(|| OptionError(format!("unknown option '{name}'")))?.clone();
         let value = parse_value(&decl, text)?;
         self.values.insert(decl.name, value);
         Ok(decl.name)
     }
 
     pub fn value(&self, name: &str) -> &Value {
-        self.values
-            .get(name)
-            .unwrap_or_else(|| panic!("option {name} is declared"))
+        self.values.get(name).unwrap_or_else(|| panic!("option {name} is declared"))
     }
 
     pub fn int(&self, name: &str) -> i64 {
@@ -265,21 +217,14 @@ impl Options {
                         format!("option name {} type check default {current}", d.name)
                     }
                     Kind::Spin { min, max, .. } => {
-                        format!(
-                            "option name {} type spin default {current} min {min} max {max}",
-                            d.name
-                        )
+                        format!("option name {} type spin default {current} min {min} max {max}", d.name)
                     }
                     Kind::Combo { vars, .. } => {
                         let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
                         format!("option name {} type combo default {current}{vars}", d.name)
                     }
                     Kind::Str(_) | Kind::Filename(_) => {
-                        let ty = if matches!(d.kind, Kind::Str(_)) {
-                            "string"
-                        } else {
-                            "filename"
-                        };
+                        let ty = if matches!(d.kind, Kind::Str(_)) { "string" } else { "filename" };
                         let shown = if current.to_string().is_empty() {
                             "<empty>".to_string()
                         } else {
@@ -306,9 +251,7 @@ impl Options {
             text.lines()
                 .position(|l| {
                     l.trim_start().starts_with(key)
-                        && l[l.find(key).unwrap_or(0) + key.len()..]
-                            .trim_start()
-                            .starts_with('=')
+                        && l[l.find(key).unwrap_or(0) + key.len()..].trim_start().starts_with('=')
                 })
                 .map_or(0, |i| i + 1)
         };
@@ -325,8 +268,7 @@ impl Options {
                     )))
                 }
             };
-            self.set(key, &text_value)
-                .map_err(|e| OptionError(format!("line {}: {e}", line_of(key))))?;
+            self.set(key, &text_value).map_err(|e| OptionError(format!("line {}: {e}", line_of(key))))?;
         }
         Ok(())
     }
@@ -380,10 +322,7 @@ mod tests {
         let e = o.apply_toml("Threads = 2\nMultiPV = \"x\"\n").unwrap_err();
         assert!(e.0.contains("line 2"), "{e}");
         let e = o.apply_toml("Threads = 2\n\nBogus = 1\n").unwrap_err();
-        assert!(
-            e.0.contains("line 3") && e.0.contains("unknown option"),
-            "{e}"
-        );
+        assert!(e.0.contains("line 3") && e.0.contains("unknown option"), "{e}");
         let e = o.apply_toml("Threads = \n").unwrap_err();
         assert!(e.0.contains("line 1"), "{e}");
         o.apply_toml("Threads = 3\nUSI_Ponder = true\n").unwrap();
@@ -395,14 +334,8 @@ mod tests {
     fn usi_lines_are_well_formed() {
         let o = Options::default();
         for line in o.usi_lines() {
-            assert!(
-                line.starts_with("option name ") && !line.ends_with(' '),
-                "{line}"
-            );
+            assert!(line.starts_with("option name ") && !line.ends_with(' '), "{line}");
         }
-        assert!(o
-            .usi_lines()
-            .iter()
-            .any(|l| l == "option name EvalFile type filename default <empty>"));
+        assert!(o.usi_lines().iter().any(|l| l == "option name EvalFile type filename default <empty>"));
     }
 }

@@ -19,16 +19,8 @@ pub fn send(line: &str) {
 
 /// `info string`, kept to ASCII (GUIs read Shift_JIS).
 pub fn info_string(text: &str) {
-    let ascii: String = text
-        .chars()
-        .map(|c| {
-            if c.is_ascii() && !c.is_ascii_control() {
-                c
-            } else {
-                '?'
-            }
-        })
-        .collect();
+    let ascii: String =
+        text.chars().map(|c| if c.is_ascii() && !c.is_ascii_control() { c } else { '?' }).collect();
     send(&format!("info string {ascii}"));
 }
 
@@ -58,10 +50,7 @@ pub fn format_info(info: &SearchInfo) -> String {
 
 pub fn format_best_move(best: BestMove) -> String {
     match best {
-        BestMove::Move {
-            best,
-            ponder: Some(p),
-        } => format!("bestmove {best} ponder {p}"),
+        BestMove::Move { best, ponder: Some(p) } => format!("bestmove {best} ponder {p}"),
         BestMove::Move { best, ponder: None } => format!("bestmove {best}"),
         BestMove::Resign => "bestmove resign".to_string(),
         BestMove::Win => "bestmove win".to_string(),
@@ -102,10 +91,7 @@ mod tests {
         let m = Move::from_usi("7g7f").unwrap();
         let p = Move::from_usi("3c3d").unwrap();
         assert_eq!(
-            format_best_move(BestMove::Move {
-                best: m,
-                ponder: Some(p)
-            }),
+            format_best_move(BestMove::Move { best: m, ponder: Some(p) }),
             "bestmove 7g7f ponder 3c3d"
         );
         assert_eq!(format_best_move(BestMove::Resign), "bestmove resign");

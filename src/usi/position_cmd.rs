@@ -27,7 +27,11 @@ pub fn parse_position(tokens: &[&str]) -> Parsed {
             Ok(p) => p,
             Err(e) => return Parsed::Err(format!("position: {e}; keeping the previous position")),
         },
-        [] => return Parsed::Err("position: expected 'startpos' or 'sfen'; keeping the previous position".into()),
+        [] => {
+            return Parsed::Err(
+                "position: expected 'startpos' or 'sfen'; keeping the previous position".into(),
+            )
+        }
         other => {
             return Parsed::Err(format!(
                 "position: expected 'startpos' or 'sfen <sfen>', got '{}'; keeping the previous position",
@@ -64,21 +68,15 @@ mod tests {
 
     #[test]
     fn forms_seen_in_practice() {
-        let Parsed::Ok(p, None) = parse("startpos") else {
-            panic!()
-        };
+        let Parsed::Ok(p, None) = parse("startpos") else { panic!() };
         assert_eq!(p.game_ply(), 1);
-        let Parsed::Ok(p, None) = parse("startpos moves") else {
-            panic!()
-        };
+        let Parsed::Ok(p, None) = parse("startpos moves") else { panic!() };
         assert_eq!(p.moves_played(), 0);
-        let Parsed::Ok(p, None) = parse("startpos moves 7g7f 3c3d") else {
-            panic!()
-        };
+        let Parsed::Ok(p, None) = parse("startpos moves 7g7f 3c3d") else { panic!() };
         assert_eq!((p.game_ply(), p.moves_played()), (3, 2));
-        let Parsed::Ok(p, None) = parse(
-            "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1 moves 3c3d",
-        ) else {
+        let Parsed::Ok(p, None) =
+            parse("sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1 moves 3c3d")
+        else {
             panic!()
         };
         assert_eq!(p.game_ply(), 2);
@@ -92,9 +90,7 @@ mod tests {
 
     #[test]
     fn bad_input() {
-        let Parsed::Ok(p, Some(w)) = parse("startpos moves 7g7f 7g7f 3c3d") else {
-            panic!()
-        };
+        let Parsed::Ok(p, Some(w)) = parse("startpos moves 7g7f 7g7f 3c3d") else { panic!() };
         assert_eq!(p.moves_played(), 1);
         assert!(w.contains("move 2"));
         assert!(matches!(parse("sfen xyz b - 1"), Parsed::Err(_)));

@@ -31,9 +31,7 @@ pub struct Accumulator {
 }
 
 impl Accumulator {
-    const ZERO: Accumulator = Accumulator {
-        v: [[0; FT_OUT]; 2],
-    };
+    const ZERO: Accumulator = Accumulator { v: [[0; FT_OUT]; 2] };
 
     /// The accumulator of perspective `c`.
     #[inline(always)]
@@ -61,13 +59,7 @@ impl Accumulator {
 
 /// Recomputes perspective `c`'s accumulator of `pos` into `out`; `None` if `c` has no king.
 #[inline]
-fn refresh(
-    net: &Network,
-    pos: &Position,
-    c: Color,
-    simd: Simd,
-    out: &mut [i16; FT_OUT],
-) -> Option<()> {
+fn refresh(net: &Network, pos: &Position, c: Color, simd: Simd, out: &mut [i16; FT_OUT]) -> Option<()> {
     let list = active_features(pos, c)?;
     simd.update(net, &net.ft_bias.0, out, &[], list.as_slice());
     Some(())
@@ -97,11 +89,7 @@ struct Entry {
 
 impl Entry {
     fn new() -> Entry {
-        Entry {
-            acc: Accumulator::ZERO,
-            computed: [false; 2],
-            delta: FeatureDelta::NONE,
-        }
+        Entry { acc: Accumulator::ZERO, computed: [false; 2], delta: FeatureDelta::NONE }
     }
 }
 
@@ -143,14 +131,7 @@ impl NnueState {
     pub fn with_simd(net: Arc<Network>, fv_scale: i32, simd: Simd) -> NnueState {
         let mut stack = Vec::with_capacity(128);
         stack.push(Entry::new());
-        NnueState {
-            net,
-            simd,
-            fv_scale: fv_scale.max(1),
-            stack,
-            top: 0,
-            kings: false,
-        }
+        NnueState { net, simd, fv_scale: fv_scale.max(1), stack, top: 0, kings: false }
     }
 
     pub fn network(&self) -> &Arc<Network> {
@@ -174,8 +155,7 @@ impl NnueState {
     /// at the first `evaluate`.
     pub fn reset(&mut self, pos: &Position) {
         self.top = 0;
-        self.kings =
-            pos.king_square(Color::Black).is_some() && pos.king_square(Color::White).is_some();
+        self.kings = pos.king_square(Color::Black).is_some() && pos.king_square(Color::White).is_some();
         let root = &mut self.stack[0];
         root.computed = [false; 2];
         root.delta = FeatureDelta::NONE;

@@ -110,10 +110,7 @@ pub struct FeatureList {
 
 impl FeatureList {
     fn new() -> FeatureList {
-        FeatureList {
-            len: 0,
-            indices: [0; MAX_ACTIVE],
-        }
+        FeatureList { len: 0, indices: [0; MAX_ACTIVE] }
     }
 
     #[inline(always)]
@@ -197,17 +194,10 @@ impl FeatureDelta {
     /// The changes `m` makes, computed from `before`, the position the move is made in.
     #[inline]
     pub fn of_move(before: &Position, m: Move) -> FeatureDelta {
-        let board = |pc: Piece, sq: Square| {
-            [
-                board_piece(Color::Black, pc, sq),
-                board_piece(Color::White, pc, sq),
-            ]
-        };
+        let board =
+            |pc: Piece, sq: Square| [board_piece(Color::Black, pc, sq), board_piece(Color::White, pc, sq)];
         let hand = |owner: Color, pt: PieceType, k: u32| {
-            [
-                hand_piece(Color::Black, owner, pt, k),
-                hand_piece(Color::White, owner, pt, k),
-            ]
+            [hand_piece(Color::Black, owner, pt, k), hand_piece(Color::White, owner, pt, k)]
         };
         let us = before.side_to_move();
         let mut d = FeatureDelta::NONE;
@@ -231,11 +221,7 @@ impl FeatureDelta {
                 if pc.piece_type() == PieceType::King {
                     d.refresh[us.index()] = true;
                 } else {
-                    let after = if promote {
-                        Piece::new(us, pc.piece_type().promote())
-                    } else {
-                        pc
-                    };
+                    let after = if promote { Piece::new(us, pc.piece_type().promote()) } else { pc };
                     d.remove(board(pc, from));
                     d.add(board(after, to));
                 }
@@ -260,22 +246,10 @@ mod tests {
         assert_eq!(board_piece(Color::Black, d, Square::Sq11), 1386 + 81);
         let pp = Piece::new(Color::Black, PieceType::ProPawn);
         assert_eq!(board_piece(Color::Black, pp, Square::Sq11), 738);
-        assert_eq!(
-            hand_piece(Color::Black, Color::Black, PieceType::Pawn, 1),
-            1
-        );
-        assert_eq!(
-            hand_piece(Color::White, Color::Black, PieceType::Pawn, 18),
-            37
-        );
-        assert_eq!(
-            hand_piece(Color::White, Color::White, PieceType::Rook, 2),
-            86
-        );
-        assert_eq!(
-            hand_piece(Color::Black, Color::White, PieceType::Gold, 4),
-            77
-        );
+        assert_eq!(hand_piece(Color::Black, Color::Black, PieceType::Pawn, 1), 1);
+        assert_eq!(hand_piece(Color::White, Color::Black, PieceType::Pawn, 18), 37);
+        assert_eq!(hand_piece(Color::White, Color::White, PieceType::Rook, 2), 86);
+        assert_eq!(hand_piece(Color::Black, Color::White, PieceType::Gold, 4), 77);
         assert_eq!(index(80, 1547), 125_387);
     }
 
@@ -297,9 +271,7 @@ mod tests {
     #[test]
     fn handicap_pads_with_bona_piece_zero() {
         // Two-piece handicap: white has no rook or bishop.
-        let pos =
-            Position::from_sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1")
-                .unwrap();
+        let pos = Position::from_sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1").unwrap();
         let l = active_features(&pos, Color::White).unwrap();
         let k = orient(Color::White, pos.king_square(Color::White).unwrap());
         let zeros = l.as_slice().iter().filter(|&&f| f == index(k, 0)).count();

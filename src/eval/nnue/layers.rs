@@ -46,8 +46,7 @@ pub struct Layers {
 
 impl Layers {
     /// Size of the layers in the file.
-    pub const BYTES: usize =
-        HIDDEN * 4 + HIDDEN * L1_IN + HIDDEN * 4 + HIDDEN * HIDDEN + 4 + HIDDEN;
+    pub const BYTES: usize = HIDDEN * 4 + HIDDEN * L1_IN + HIDDEN * 4 + HIDDEN * HIDDEN + 4 + HIDDEN;
 
     pub(crate) fn zeroed() -> Box<Layers> {
         Box::new(Layers {

@@ -75,10 +75,7 @@ pub const CLASSIC_FILE_BYTES: usize = 12 + ARCHITECTURE.len() + BODY_BYTES;
 #[derive(Debug)]
 pub enum NnueError {
     /// The file could not be opened or read.
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     /// The file ends early: `len` bytes where the header announces `expected`.
     Truncated { len: usize, expected: usize },
     /// The file goes on after the last weight: `len` bytes where `expected` make a complete net.
@@ -87,10 +84,7 @@ pub enum NnueError {
     Version { found: u32 },
     /// The file hash names another architecture; `architecture` is the file's own description
     /// when it could be read.
-    FileHash {
-        found: u32,
-        architecture: Option<String>,
-    },
+    FileHash { found: u32, architecture: Option<String> },
     /// The feature-transformer hash is wrong although the file hash is right: a corrupt file.
     TransformerHash { found: u32 },
     /// The network hash is wrong although the file hash is right: a corrupt file.
@@ -113,14 +107,10 @@ impl fmt::Display for NnueError {
                  halfKP_256x2-32-32 net (trailing bytes)",
                 len - expected
             ),
-            NnueError::Version { found } => write!(
-                f,
-                "not a YaneuraOu NNUE file: version 0x{found:08X}, expected 0x{VERSION:08X}"
-            ),
-            NnueError::FileHash {
-                found,
-                architecture,
-            } => {
+            NnueError::Version { found } => {
+                write!(f, "not a YaneuraOu NNUE file: version 0x{found:08X}, expected 0x{VERSION:08X}")
+            }
+            NnueError::FileHash { found, architecture } => {
                 write!(
                     f,
                     "unsupported NNUE architecture: file hash 0x{found:08X}, but this engine reads \
@@ -139,10 +129,9 @@ impl fmt::Display for NnueError {
                 "corrupt NNUE file: feature transformer hash 0x{found:08X}, expected \
                  0x{TRANSFORMER_HASH:08X}"
             ),
-            NnueError::NetworkHash { found } => write!(
-                f,
-                "corrupt NNUE file: network hash 0x{found:08X}, expected 0x{NETWORK_HASH:08X}"
-            ),
+            NnueError::NetworkHash { found } => {
+                write!(f, "corrupt NNUE file: network hash 0x{found:08X}, expected 0x{NETWORK_HASH:08X}")
+            }
         }
     }
 }
@@ -173,9 +162,7 @@ pub struct Network {
 
 impl fmt::Debug for Network {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Network")
-            .field("architecture", &self.architecture)
-            .finish_non_exhaustive()
+        f.debug_struct("Network").field("architecture", &self.architecture).finish_non_exhaustive()
     }
 }
 
@@ -195,10 +182,7 @@ impl<'a> Reader<'a> {
                 self.pos = end;
                 Ok(s)
             }
-            None => Err(NnueError::Truncated {
-                len: self.bytes.len(),
-                expected,
-            }),
+            None => Err(NnueError::Truncated { len: self.bytes.len(), expected }),
         }
     }
 
@@ -236,10 +220,8 @@ impl Network {
     /// Reads and checks `nn.bin` at `path` (the whole file is read into memory first).
     pub fn load(path: impl AsRef<Path>) -> Result<Network, NnueError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| NnueError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes =
+            std::fs::read(path).map_err(|source| NnueError::Io { path: path.to_path_buf(), source })?;
         Network::from_bytes(&bytes)
     }
 
@@ -257,34 +239,22 @@ impl Network {
         let arch_bytes = bytes.get(12..12usize.saturating_add(arch_len));
         if file_hash != FILE_HASH {
             // Quote the file's own description when it is there and looks like text.
-            let architecture = arch_bytes
-                .filter(|_| arch_len <= 4096)
-                .map(|b| String::from_utf8_lossy(b).into_owned());
-            return Err(NnueError::FileHash {
-                found: file_hash,
-                architecture,
-            });
+            let architecture =
+                arch_bytes.filter(|_| arch_len <= 4096).map(|b| String::from_utf8_lossy(b).into_owned());
+            return Err(NnueError::FileHash { found: file_hash, architecture });
         }
         expected = 12usize.saturating_add(arch_len).saturating_add(BODY_BYTES);
         if bytes.len() < expected {
-            return Err(NnueError::Truncated {
-                len: bytes.len(),
-                expected,
-            });
+            return Err(NnueError::Truncated { len: bytes.len(), expected });
         }
         if bytes.len() > expected {
-            return Err(NnueError::TrailingBytes {
-                len: bytes.len(),
-                expected,
-            });
+            return Err(NnueError::TrailingBytes { len: bytes.len(), expected });
         }
         let architecture = String::from_utf8_lossy(r.take(arch_len, expected)?).into_owned();
 
         let transformer_hash = r.u32(expected)?;
         if transformer_hash != TRANSFORMER_HASH {
-            return Err(NnueError::TransformerHash {
-                found: transformer_hash,
-            });
+            return Err(NnueError::TransformerHash { found: transformer_hash });
         }
         let mut ft_bias = Row([0; FT_OUT]);
         r.i16s(&mut ft_bias.0, expected)?;
@@ -295,9 +265,7 @@ impl Network {
 
         let network_hash = r.u32(expected)?;
         if network_hash != NETWORK_HASH {
-            return Err(NnueError::NetworkHash {
-                found: network_hash,
-            });
+            return Err(NnueError::NetworkHash { found: network_hash });
         }
         let mut layers = Layers::zeroed();
         r.i32s(&mut layers.b1, expected)?;
@@ -315,17 +283,9 @@ impl Network {
         layers.build_blocks();
         if r.pos != bytes.len() {
             // Unreachable after the length check above; kept so a layout slip cannot go unnoticed.
-            return Err(NnueError::TrailingBytes {
-                len: bytes.len(),
-                expected: r.pos,
-            });
+            return Err(NnueError::TrailingBytes { len: bytes.len(), expected: r.pos });
         }
-        Ok(Network {
-            ft_bias,
-            ft_weight,
-            layers,
-            architecture,
-        })
+        Ok(Network { ft_bias, ft_weight, layers, architecture })
     }
 
     /// The architecture string stored in the file.
@@ -363,10 +323,7 @@ mod tests {
 
     #[test]
     fn short_headers_are_errors() {
-        assert!(matches!(
-            Network::from_bytes(&[]),
-            Err(NnueError::Truncated { len: 0, .. })
-        ));
+        assert!(matches!(Network::from_bytes(&[]), Err(NnueError::Truncated { len: 0, .. })));
         assert!(matches!(
             Network::from_bytes(&VERSION.to_le_bytes()),
             Err(NnueError::Truncated { len: 4, .. })
@@ -380,9 +337,6 @@ mod tests {
         let mut b = VERSION.to_le_bytes().to_vec();
         b.extend_from_slice(&FILE_HASH.to_le_bytes());
         b.extend_from_slice(&u32::MAX.to_le_bytes());
-        assert!(matches!(
-            Network::from_bytes(&b),
-            Err(NnueError::Truncated { len: 12, .. })
-        ));
+        assert!(matches!(Network::from_bytes(&b), Err(NnueError::Truncated { len: 12, .. })));
     }
 }

@@ -56,32 +56,19 @@ impl Simd {
     /// The best kernels this CPU (and this build) supports: AVX-512 with VNNI, else AVX2 with
     /// AVX-VNNI, else AVX2, else scalar (always scalar under the `portable` feature).
     pub fn detect() -> Simd {
-        Simd::avx512()
-            .or_else(Simd::avx_vnni)
-            .or_else(Simd::avx2)
-            .unwrap_or(Simd::SCALAR)
+        Simd::avx512().or_else(Simd::avx_vnni).or_else(Simd::avx2).unwrap_or(Simd::SCALAR)
     }
 
     /// Every kernel set this CPU and build can run, best first (the tests prove each).
     pub fn available() -> Vec<Simd> {
-        [
-            Simd::avx512(),
-            Simd::avx_vnni(),
-            Simd::avx2(),
-            Some(Simd::SCALAR),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
+        [Simd::avx512(), Simd::avx_vnni(), Simd::avx2(), Some(Simd::SCALAR)].into_iter().flatten().collect()
     }
 
     /// The AVX2 kernels with AVX-VNNI dot products (Intel Alder Lake and later cores without
     /// AVX-512), if this build has them and the CPU supports AVX2 and AVX-VNNI.
     pub fn avx_vnni() -> Option<Simd> {
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("avxvnni")
-        {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("avxvnni") {
             return Some(Simd(Kind::AvxVnni));
         }
         None
@@ -337,11 +324,7 @@ mod avx2 {
             }
 
             #[target_feature(enable = $features)]
-            pub(super) unsafe fn $propagate(
-                l: &Layers,
-                us: &[i16; FT_OUT],
-                them: &[i16; FT_OUT],
-            ) -> i32 {
+            pub(super) unsafe fn $propagate(l: &Layers, us: &[i16; FT_OUT], them: &[i16; FT_OUT]) -> i32 {
                 let mut x = [0u8; L1_IN];
                 clip_acc(us, &mut x[..FT_OUT]);
                 clip_acc(them, &mut x[FT_OUT..]);
@@ -456,9 +439,8 @@ mod avx512 {
                 hi[k] = _mm512_dpbusd_epi32(hi[k], xv, _mm512_loadu_si512(w.add(64).cast()));
             }
         }
-        let sum = |v: [__m512i; 4]| {
-            _mm512_add_epi32(_mm512_add_epi32(v[0], v[1]), _mm512_add_epi32(v[2], v[3]))
-        };
+        let sum =
+            |v: [__m512i; 4]| _mm512_add_epi32(_mm512_add_epi32(v[0], v[1]), _mm512_add_epi32(v[2], v[3]));
         let lo = _mm512_add_epi32(sum(lo), _mm512_loadu_si512(b.as_ptr().cast()));
         let hi = _mm512_add_epi32(sum(hi), _mm512_loadu_si512(b.as_ptr().add(16).cast()));
         // Signed saturation to i8 then `max 0`: exactly `clamp(v >> 6, 0, 127)`.
