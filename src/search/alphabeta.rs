@@ -159,15 +159,26 @@ impl Worker {
             }
         }
 
-        // Step 5. Static evaluation.
+        // Step 5. Static evaluation. The raw evaluation is cached in the table; `eval`, used for
+        // pruning decisions, takes the table's value instead where its bound says it is better.
         let in_check = self.pos.in_check();
-        let static_eval = if in_check {
-            VALUE_NONE
+        let (static_eval, eval) = if in_check {
+            (VALUE_NONE, VALUE_NONE)
         } else {
-            match tt_hit {
+            let se = match tt_hit {
                 Some(d) if d.eval != VALUE_NONE => d.eval,
                 _ => self.eval.evaluate(&self.pos),
-            }
+            };
+            let refined = match tt_hit {
+                Some(d)
+                    if tt_value != VALUE_NONE
+                        && d.bound.includes(if tt_value > se { Bound::Lower } else { Bound::Upper }) =>
+                {
+                    tt_value
+                }
+                _ => se,
+            };
+            (se, refined)
         };
         self.stack[u].static_eval = static_eval;
         self.stack[u + 2].killers = [None; 2];
@@ -177,7 +188,26 @@ impl Worker {
             before == VALUE_NONE || static_eval > before
         };
 
-        // Step 6. Loop through the moves.
+        // Step 6. Razoring: far below alpha, ask quiescence search whether anything helps.
+        if !PV && !in_check && eval < alpha - params::RazorBase() - params::RazorDepth() * depth * depth {
+            let v = self.qsearch::<false>(alpha - 1, alpha, ply, shared);
+            if v < alpha && v > VALUE_MATED_IN_MAX_PLY {
+                return v;
+            }
+        }
+
+        // Step 7. Reverse futility pruning: far enough above beta at low depth, assume a cut-off.
+        if !PV
+            && !in_check
+            && depth < params::RfpMaxDepth()
+            && eval - params::RfpMargin() * (depth - improving as i32) >= beta
+            && beta > VALUE_MATED_IN_MAX_PLY
+            && eval < VALUE_MATE_IN_MAX_PLY
+        {
+            return beta + (eval - beta) / 3;
+        }
+
+        // Step 8. Loop through the moves.
         let us = self.pos.side_to_move();
         let mut best_value = -VALUE_INFINITE;
         let mut best_move: Option<Move> = None;

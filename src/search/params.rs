@@ -83,6 +83,14 @@ params! {
     HistoryBonusMax = 1500, 100, 8000;
     /// Soft time limit: percentage of the optimum after which no new iteration starts.
     NewIterationPercent = 60, 20, 100;
+    /// Razoring: margin below alpha, constant part.
+    RazorBase = 300, 0, 2000;
+    /// Razoring: margin below alpha per depth squared.
+    RazorDepth = 250, 0, 1000;
+    /// Reverse futility pruning: below this depth.
+    RfpMaxDepth = 9, 1, 20;
+    /// Reverse futility pruning: margin above beta per ply of depth.
+    RfpMargin = 100, 20, 400;
     /// Late move reductions: constant part, 1/1024 plies.
     LmrBase = 800, 0, 3000;
     /// Late move reductions: scale of ln(depth) * ln(move count), 1/1024 plies.
