@@ -8,6 +8,7 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod eval;
+pub mod mate;
 pub mod perft;
 pub mod position;
 pub mod types;

@@ -1,0 +1,682 @@
+//! Depth-first proof-number search (df-pn) over the checks of the attacker and the replies of the
+//! defender.
+//!
+//! The attacker's nodes are OR nodes (one mating check suffices), the defender's AND nodes (every
+//! reply must be mated). Each node has a proof number `pn` (how much work a proof still seems to
+//! need) and a disproof number `dn`; `mid` searches below a node until one of them reaches its
+//! threshold, always descending into the most promising child with thresholds widened by the
+//! 1+epsilon trick (the second-best child's number times 1.25, plus one), so that the search does
+//! not bounce between two siblings of nearly equal value.
+//!
+//! Refinements:
+//! - **Remaining depth.** Every call carries the plies left (`depth`); a proof records the length
+//!   of the mate it found and a disproof the depth up to which it holds, so the same table serves
+//!   the unlimited search and the depth-limited ones that establish the shortest mate. An
+//!   unlimited search runs with [`MAX_PLY`] plies, which also bounds the recursion.
+//! - **Hands.** Results are stored with proof and disproof hands (see `hand.rs`) and found again
+//!   for any hand they cover (hand superiority).
+//! - **Short mates at the leaves.** A new attacker node first asks [`Position::mate_in_one`]; a
+//!   new defender node probes each reply for a mate in one, so a mate in three is found on
+//!   expansion.
+//! - **Repetitions.** A child that repeats a position of the current line, or has the same board
+//!   as one with the attacker holding no less in hand, is disproven: a mate exists only if one
+//!   without such a cycle does (the cycle can be cut out of any proof), and perpetual check loses
+//!   for the attacker anyway. Such a disproof depends on the line it was found on (the
+//!   graph-history interaction), so it carries the ply of the earliest repeated position (`rep`).
+//!   While that position lies above a node, the node's disproof is returned to its parent but
+//!   never stored as final (the table gets a non-final, very high proof number instead); once the
+//!   search unwinds to the repeated position itself, the cycle lies wholly inside the node's own
+//!   subtree, the disproof holds from any history, and it is stored as final. Proofs never rest
+//!   on repetitions, so they are always stored.
+
+use super::hand as hands;
+use super::movegen;
+use super::table::{Probe, Table};
+use crate::attacks;
+use crate::position::Position;
+use crate::types::{Color, Hand, Move, MoveKind, PieceType};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// A final proof or disproof number.
+pub(crate) const INF: u32 = u32::MAX;
+/// The largest proof or disproof number of an unresolved node.
+pub(crate) const PN_MAX: u32 = INF - 1;
+/// Depth of validity of a disproof that no depth limit took part in.
+pub(crate) const UNLIMITED: u16 = u16::MAX;
+/// The remaining depth of an unlimited search (and the deepest line it follows).
+pub(crate) const MAX_PLY: u16 = 2000;
+/// `rep` of a result that rests on no repetition.
+const NO_REP: u16 = u16::MAX;
+
+/// The value of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Value {
+    pub pn: u32,
+    pub dn: u32,
+    /// Proof hand (proven), disproof hand (disproven), the node's attacker hand otherwise.
+    pub hand: Hand,
+    /// Mate length (proven) or depth of validity (disproven).
+    pub len: u16,
+    /// For a disproof resting on a repetition of the current line: the ply of the earliest
+    /// repeated position that lies above the node; `NO_REP` otherwise.
+    pub rep: u16,
+    /// The proving move (proven attacker nodes).
+    pub best: Option<Move>,
+}
+
+impl Value {
+    fn unknown(pn: u32, dn: u32, hand: Hand) -> Value {
+        Value {
+            pn,
+            dn,
+            hand,
+            len: 0,
+            rep: NO_REP,
+            best: None,
+        }
+    }
+
+    fn proven(hand: Hand, len: u16, best: Option<Move>) -> Value {
+        Value {
+            pn: 0,
+            dn: INF,
+            hand,
+            len,
+            rep: NO_REP,
+            best,
+        }
+    }
+
+    fn disproven(hand: Hand, len: u16, rep: u16) -> Value {
+        Value {
+            pn: INF,
+            dn: 0,
+            hand,
+            len,
+            rep,
+            best: None,
+        }
+    }
+
+    fn from_probe(p: Probe) -> Value {
+        Value {
+            pn: p.pn,
+            dn: p.dn,
+            hand: p.hand,
+            len: p.len,
+            rep: NO_REP,
+            best: p.best,
+        }
+    }
+
+    #[inline(always)]
+    pub fn is_proven(&self) -> bool {
+        self.pn == 0
+    }
+
+    #[inline(always)]
+    pub fn is_disproven(&self) -> bool {
+        self.dn == 0
+    }
+
+    #[inline(always)]
+    fn is_final(&self) -> bool {
+        self.pn == 0 || self.dn == 0
+    }
+}
+
+/// One move of a node being searched, with what is known of the position it leads to.
+#[derive(Clone, Copy)]
+struct Child {
+    mv: Move,
+    /// Board key after the move.
+    key: u64,
+    /// Attacker's hand after the move.
+    hand: Hand,
+    v: Value,
+    /// The value rests on a repetition of the current line: keep it, do not re-read the table.
+    sticky: bool,
+}
+
+/// Zobrist keys are already uniformly distributed: hash them as they are.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// The positions of the current line, for repetition detection.
+#[derive(Default)]
+pub(crate) struct Path {
+    /// (board key, attacker hand) by ply.
+    stack: Vec<(u64, Hand)>,
+    /// How often each board key occurs on the stack.
+    count: HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>,
+}
+
+impl Path {
+    pub fn len(&self) -> usize {
+        self.stack.len()
+    }
+
+    pub fn push(&mut self, key: u64, hand: Hand) {
+        self.stack.push((key, hand));
+        *self.count.entry(key).or_insert(0) += 1;
+    }
+
+    pub fn pop(&mut self) {
+        let (key, _) = self.stack.pop().expect("a position on the path");
+        if let Some(n) = self.count.get_mut(&key) {
+            *n -= 1;
+            if *n == 0 {
+                self.count.remove(&key);
+            }
+        }
+    }
+
+    /// The ply of the deepest position on the line with this board and an attacker hand that
+    /// dominates `hand` (the attacker is no better off now), if any.
+    #[inline]
+    pub fn repeats(&self, key: u64, hand: Hand) -> Option<u16> {
+        if !self.count.contains_key(&key) {
+            return None;
+        }
+        self.stack
+            .iter()
+            .rposition(|&(k, h)| k == key && h.dominates(hand))
+            .map(|i| i as u16)
+    }
+}
+
+/// When to give up.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budget {
+    /// Stop once the node count reaches this.
+    pub nodes: u64,
+    pub deadline: Option<Instant>,
+    /// Whether the caller's stop flag counts.
+    pub use_stop: bool,
+}
+
+/// The search state: the position, the table, the current line, the counters.
+pub(crate) struct Search<'a> {
+    pub pos: Position,
+    pub tt: &'a mut Table,
+    /// The side that checks.
+    pub attacker: Color,
+    pub nodes: u64,
+    pub budget: Budget,
+    stop: &'a AtomicBool,
+    /// Set once the budget is spent; every `mid` then unwinds at once.
+    pub aborted: bool,
+    pub path: Path,
+    /// Per-ply child lists, reused.
+    pool: Vec<Vec<Child>>,
+    /// Scratch move list.
+    moves: Vec<Move>,
+}
+
+impl<'a> Search<'a> {
+    pub fn new(pos: Position, tt: &'a mut Table, budget: Budget, stop: &'a AtomicBool) -> Self {
+        let attacker = pos.side_to_move();
+        Search {
+            pos,
+            tt,
+            attacker,
+            nodes: 0,
+            budget,
+            stop,
+            aborted: false,
+            path: Path::default(),
+            pool: Vec::new(),
+            moves: Vec::with_capacity(crate::position::MAX_MOVES),
+        }
+    }
+
+    /// The attacker's hand in the current position.
+    #[inline(always)]
+    pub fn attacker_hand(&self) -> Hand {
+        self.pos.hand(self.attacker)
+    }
+
+    /// Checks the budget (every 1024 nodes).
+    #[inline(always)]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.poll();
+        }
+    }
+
+    fn poll(&mut self) {
+        if self.nodes >= self.budget.nodes
+            || (self.budget.use_stop && self.stop.load(Ordering::Relaxed))
+            || self.budget.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            self.aborted = true;
+        }
+    }
+
+    /// Searches the current position (the line to it already on `path`) until it is proven or
+    /// disproven within `depth` plies or the budget runs out.
+    pub fn run(&mut self, depth: u16) -> Value {
+        self.aborted = false;
+        self.poll();
+        let key = self.pos.board_key();
+        let hand = self.attacker_hand();
+        let p = self.tt.probe(key, hand, depth, 1, 1);
+        if p.pn == 0 || p.dn == 0 {
+            return Value::from_probe(p);
+        }
+        if self.aborted {
+            return Value::unknown(p.pn, p.dn, hand);
+        }
+        let ply = self.path.len() as u16;
+        self.path.push(key, hand);
+        let v = self.mid(ply, depth, INF, INF);
+        self.path.pop();
+        v
+    }
+
+    /// The attacker's hand after the attacker's move `m` from the current position.
+    #[inline]
+    pub fn hand_after_attack(&self, hand: Hand, m: Move) -> Hand {
+        match m.kind() {
+            MoveKind::Drop { piece, .. } => hands::minus(hand, piece),
+            MoveKind::Normal { to, .. } => match self.pos.piece_on(to) {
+                Some(cap) => hands::plus(hand, cap.piece_type().unpromote()),
+                None => hand,
+            },
+        }
+    }
+
+    /// A hand before the attacker's move `m` (current position) from the matching hand after it:
+    /// plus the dropped piece, minus the captured one.
+    #[inline]
+    fn hand_before_attack(&self, after: Hand, m: Move) -> Hand {
+        match m.kind() {
+            MoveKind::Drop { piece, .. } => hands::plus(after, piece),
+            MoveKind::Normal { to, .. } => match self.pos.piece_on(to) {
+                Some(cap) => hands::minus(after, cap.piece_type().unpromote()),
+                None => after,
+            },
+        }
+    }
+
+    /// At a defender node in check: the attacker pieces a proof must keep so that the defender
+    /// gains no interposition (every kind the defender lacks, when the check can be blocked).
+    fn interposition_hand(&self) -> Hand {
+        let defender = self.pos.side_to_move();
+        let checkers = self.pos.checkers();
+        if checkers.more_than_one() {
+            return Hand::EMPTY;
+        }
+        let (Some(checker), Some(k)) = (checkers.lsb(), self.pos.king_square(defender)) else {
+            return Hand::EMPTY;
+        };
+        if attacks::between(k, checker).is_empty() {
+            return Hand::EMPTY;
+        }
+        let theirs = self.pos.hand(defender);
+        let ours = self.pos.hand(self.attacker);
+        let mut p = Hand::EMPTY;
+        for pt in PieceType::HAND {
+            if theirs.count(pt) == 0 && ours.count(pt) > 0 {
+                p = hands::with(p, pt, ours.count(pt));
+            }
+        }
+        p
+    }
+
+    /// The value of the current attacker node, mated at once by `m`.
+    fn mate_in_one_value(&mut self, m: Move) -> Value {
+        let hand = self.attacker_hand();
+        self.pos.do_move(m);
+        self.count_node();
+        let leaf = self.interposition_hand();
+        self.pos.undo_move(m);
+        let p = hands::min(self.hand_before_attack(leaf, m), hand);
+        Value::proven(p, 1, Some(m))
+    }
+
+    /// Stores a node's value (a disproof resting on a line above the node as a non-final guess).
+    fn store(&mut self, key: u64, hand: Hand, v: &Value, amount: u32) {
+        if v.pn == 0 {
+            self.tt.store_proven(key, v.hand, v.len, v.best, amount);
+        } else if v.dn == 0 {
+            if v.rep == NO_REP {
+                self.tt.store_disproven(key, v.hand, v.len, amount);
+            } else {
+                self.tt.store_unknown(key, hand, PN_MAX, 1, amount);
+            }
+        } else {
+            self.tt.store_unknown(key, hand, v.pn, v.dn, amount);
+        }
+    }
+
+    /// Searches the current node (at `ply`, already on the path) until its proof number reaches
+    /// `thpn`, its disproof number `thdn`, or it is resolved; stores and returns its value.
+    fn mid(&mut self, ply: u16, depth: u16, thpn: u32, thdn: u32) -> Value {
+        let start = self.nodes;
+        self.count_node();
+        let or = self.pos.side_to_move() == self.attacker;
+        let hand = self.attacker_hand();
+        let key = self.pos.board_key();
+
+        // Expansion: the leaves first.
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
+        if or {
+            if depth == 0 {
+                self.moves = moves;
+                return Value::disproven(hand, 0, NO_REP);
+            }
+            if let Some(m) = self.pos.mate_in_one() {
+                self.moves = moves;
+                let v = self.mate_in_one_value(m);
+                self.tt.store_proven(key, v.hand, 1, Some(m), 1);
+                return v;
+            }
+            if depth == 1 {
+                // `mate_in_one` finds every mate in one.
+                self.moves = moves;
+                let v = Value::disproven(hand, 1, NO_REP);
+                self.tt.store_disproven(key, hand, 1, 1);
+                return v;
+            }
+            movegen::checks(&self.pos, &mut moves);
+            if moves.is_empty() {
+                self.moves = moves;
+                // More of a kind already held adds no check; a kind not held would.
+                let mut d = hands::full();
+                for pt in PieceType::HAND {
+                    if !hand.has(pt) {
+                        d = hands::with(d, pt, 0);
+                    }
+                }
+                let v = Value::disproven(d, UNLIMITED, NO_REP);
+                self.tt.store_disproven(key, d, UNLIMITED, 1);
+                return v;
+            }
+        } else {
+            movegen::all_legal(&self.pos, &mut moves);
+            if moves.is_empty() {
+                self.moves = moves;
+                let p = self.interposition_hand();
+                let v = Value::proven(p, 0, None);
+                self.tt.store_proven(key, p, 0, None, 1);
+                return v;
+            }
+            if depth <= 1 {
+                // Not mated now, and no time left to mate: a reply that stays legal with more
+                // attacker pieces in hand (any board move, else a drop) keeps it so.
+                let d = match moves.iter().find(|m| !m.is_drop()) {
+                    Some(_) => hands::full(),
+                    None => {
+                        let pt = moves[0].dropped_piece();
+                        hands::with(hands::full(), pt, hand.count(pt))
+                    }
+                };
+                self.moves = moves;
+                let v = Value::disproven(d, depth, NO_REP);
+                self.tt.store_disproven(key, d, depth, 1);
+                return v;
+            }
+        }
+
+        // The children, as far as the path and the table know them.
+        if self.pool.len() <= ply as usize {
+            self.pool.resize_with(ply as usize + 1, Vec::new);
+        }
+        let mut children = std::mem::take(&mut self.pool[ply as usize]);
+        children.clear();
+        let child_depth = depth - 1;
+        for &m in &moves {
+            let (ckey, _) = movegen::keys_after(&self.pos, m);
+            let chand = if or {
+                self.hand_after_attack(hand, m)
+            } else {
+                hand
+            };
+            let mut c = Child {
+                mv: m,
+                key: ckey,
+                hand: chand,
+                v: Value::unknown(1, 1, chand),
+                sticky: false,
+            };
+            if let Some(rp) = self.path.repeats(ckey, chand) {
+                c.v = Value::disproven(chand, UNLIMITED, rp);
+                c.sticky = true;
+            } else {
+                let p = self.tt.probe(ckey, chand, child_depth, 1, 1);
+                c.v = Value::from_probe(p);
+                if !p.found && !or {
+                    // A new attacker node: look for a mate in one right away.
+                    self.pos.do_move(m);
+                    self.count_node();
+                    if let Some(m1) = self.pos.mate_in_one() {
+                        c.v = self.mate_in_one_value(m1);
+                        self.tt.store_proven(ckey, c.v.hand, 1, Some(m1), 1);
+                    } else if child_depth == 1 {
+                        c.v = Value::disproven(chand, 1, NO_REP);
+                        self.tt.store_disproven(ckey, chand, 1, 1);
+                    } else {
+                        self.tt.store_unknown(ckey, chand, 1, 1, 0);
+                    }
+                    self.pos.undo_move(m);
+                }
+            }
+            children.push(c);
+            if !or && c.v.is_disproven() {
+                // One refutation is enough.
+                break;
+            }
+        }
+        self.moves = moves;
+
+        // The main loop.
+        let mut first = true;
+        let (pn, dn) = loop {
+            if !first {
+                for c in children.iter_mut() {
+                    if !c.sticky && !c.v.is_final() {
+                        let p = self.tt.probe(c.key, c.hand, child_depth, c.v.pn, c.v.dn);
+                        if p.found {
+                            c.v = Value::from_probe(p);
+                        }
+                    }
+                }
+            }
+            first = false;
+            let (pn, dn, best, second) = if or {
+                aggregate_or(&children)
+            } else {
+                aggregate_and(&children)
+            };
+            if pn == 0 || dn == 0 || pn >= thpn || dn >= thdn || self.aborted {
+                break (pn, dn);
+            }
+            let c = children[best];
+            let (cthpn, cthdn) = if or {
+                (thpn.min(widen(second)), child_threshold(thdn, dn, c.v.dn))
+            } else {
+                (child_threshold(thpn, pn, c.v.pn), thdn.min(widen(second)))
+            };
+            self.pos.do_move(c.mv);
+            self.path.push(c.key, c.hand);
+            let v = self.mid(ply + 1, child_depth, cthpn, cthdn);
+            self.path.pop();
+            self.pos.undo_move(c.mv);
+            children[best].v = v;
+            children[best].sticky = v.dn == 0 && v.rep != NO_REP;
+        };
+
+        let mut v = if pn == 0 {
+            if or {
+                self.or_proof(&children)
+            } else {
+                self.and_proof(&children)
+            }
+        } else if dn == 0 {
+            if or {
+                self.or_disproof(&children, hand)
+            } else {
+                and_disproof(&children, hand)
+            }
+        } else {
+            Value::unknown(pn, dn, hand)
+        };
+        if v.dn == 0 && v.rep != NO_REP && v.rep >= ply {
+            // The repeated position is this one or below it: the cycle lies within this subtree.
+            v.rep = NO_REP;
+        }
+        let amount = (self.nodes - start).min(u32::MAX as u64) as u32;
+        self.store(key, hand, &v, amount);
+        self.pool[ply as usize] = children;
+        v
+    }
+
+    /// An attacker node with a proven child: the shortest proven mate.
+    fn or_proof(&self, children: &[Child]) -> Value {
+        let c = children
+            .iter()
+            .filter(|c| c.v.is_proven())
+            .min_by_key(|c| c.v.len)
+            .expect("a proven child");
+        let p = hands::min(
+            self.hand_before_attack(c.v.hand, c.mv),
+            self.attacker_hand(),
+        );
+        Value::proven(p, c.v.len.saturating_add(1), Some(c.mv))
+    }
+
+    /// A defender node whose replies are all proven.
+    fn and_proof(&self, children: &[Child]) -> Value {
+        let mut p = self.interposition_hand();
+        let mut len = 0;
+        for c in children {
+            p = hands::max(p, c.v.hand);
+            len = len.max(c.v.len);
+        }
+        Value::proven(p, len.saturating_add(1), None)
+    }
+
+    /// An attacker node whose checks are all disproven.
+    fn or_disproof(&self, children: &[Child], hand: Hand) -> Value {
+        let mut d = hands::full();
+        let mut len = UNLIMITED;
+        let mut rep = NO_REP;
+        for c in children {
+            d = hands::min(d, self.hand_before_attack(c.v.hand, c.mv));
+            len = len.min(c.v.len.saturating_add(1));
+            rep = rep.min(c.v.rep);
+        }
+        for pt in PieceType::HAND {
+            if !hand.has(pt) {
+                d = hands::with(d, pt, 0);
+            }
+        }
+        Value::disproven(d, len, rep)
+    }
+}
+
+/// A defender node with a disproven reply: the refutation that depends least on the line (no
+/// repetition, then the deepest validity).
+fn and_disproof(children: &[Child], hand: Hand) -> Value {
+    let c = children
+        .iter()
+        .filter(|c| c.v.is_disproven())
+        .max_by_key(|c| (c.v.rep == NO_REP, c.v.rep, c.v.len))
+        .expect("a disproven child");
+    let mut d = c.v.hand;
+    if c.mv.is_drop() {
+        // The defender must still hold the piece it drops.
+        let pt = c.mv.dropped_piece();
+        d = hands::with(d, pt, d.count(pt).min(hand.count(pt)));
+    }
+    Value::disproven(d, c.v.len.saturating_add(1), c.v.rep)
+}
+
+/// (pn, dn, index of the child to search, second-smallest pn) of an attacker node.
+#[inline]
+fn aggregate_or(children: &[Child]) -> (u32, u32, usize, u32) {
+    let mut pn = INF;
+    let mut second = INF;
+    let mut dn: u64 = 0;
+    let mut best = 0;
+    for (i, c) in children.iter().enumerate() {
+        if c.v.pn < pn {
+            second = pn;
+            pn = c.v.pn;
+            best = i;
+        } else if c.v.pn < second {
+            second = c.v.pn;
+        }
+        dn += c.v.dn as u64;
+    }
+    if pn == 0 {
+        return (0, INF, best, second);
+    }
+    if dn == 0 {
+        return (INF, 0, best, second);
+    }
+    (pn, dn.min(PN_MAX as u64) as u32, best, second)
+}
+
+/// (pn, dn, index of the child to search, second-smallest dn) of a defender node.
+#[inline]
+fn aggregate_and(children: &[Child]) -> (u32, u32, usize, u32) {
+    let mut dn = INF;
+    let mut second = INF;
+    let mut pn: u64 = 0;
+    let mut best = 0;
+    for (i, c) in children.iter().enumerate() {
+        if c.v.dn < dn {
+            second = dn;
+            dn = c.v.dn;
+            best = i;
+        } else if c.v.dn < second {
+            second = c.v.dn;
+        }
+        pn += c.v.pn as u64;
+    }
+    if dn == 0 {
+        return (INF, 0, best, second);
+    }
+    if pn == 0 {
+        return (0, INF, best, second);
+    }
+    (pn.min(PN_MAX as u64) as u32, dn, best, second)
+}
+
+/// The 1+epsilon threshold from the second-best child's number: `second * 1.25 + 1`.
+#[inline(always)]
+fn widen(second: u32) -> u32 {
+    let s = second as u64;
+    (s + s / 4 + 1).min(INF as u64) as u32
+}
+
+/// The threshold of the summed number for a child: what the node's threshold leaves over for it.
+#[inline(always)]
+fn child_threshold(th: u32, sum: u32, own: u32) -> u32 {
+    if th == INF {
+        INF
+    } else {
+        (th as u64 - sum as u64 + own as u64).min(INF as u64) as u32
+    }
+}

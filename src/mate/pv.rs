@@ -1,0 +1,190 @@
+//! From a proof to a mating line: the shortest mate, and the line that shows it.
+//!
+//! df-pn proves *a* mate, not the shortest one. [`shorten`] asks again, at the root, for a mate
+//! two plies shorter than the best one known, until such a search fails (the length is then the
+//! shortest: a depth-limited disproof) or the budget runs out. The table keeps proofs and
+//! disproofs with their lengths and depths, so each round reuses the work of the earlier ones.
+//!
+//! [`extract`] then walks the line from the root with the number of plies left (`budget`):
+//! - at an attacker node, the check whose proven mate is shortest (read from the table; a node
+//!   whose children were overwritten is searched again);
+//! - at a defender node, the reply that resists longest. Every reply is proven within
+//!   `budget - 1`; the table's lengths are upper bounds, so the reply with the largest one is
+//!   confirmed by failing to find a mate two plies shorter below it, else its bound drops and the
+//!   next candidate is tried. Once that confirmation runs out of budget, the largest bound is
+//!   taken (the line is still a forced mate, only possibly not the longest resistance).
+
+use super::dfpn::{Budget, Search};
+use super::movegen;
+use crate::types::Move;
+
+/// Lowers the proven mate length `len` of the current position while the budget lasts. Returns
+/// the length and whether it is proven to be the shortest.
+pub(crate) fn shorten(s: &mut Search, mut len: u16) -> (u16, bool) {
+    while len > 1 {
+        let v = s.run(len - 2);
+        if v.is_proven() {
+            debug_assert!(v.len <= len - 2);
+            len = v.len;
+        } else if v.is_disproven() {
+            return (len, true);
+        } else {
+            return (len, false);
+        }
+    }
+    (len, true)
+}
+
+/// A mating line and whether it is known to be both the shortest mate and the longest
+/// resistance.
+pub(crate) struct Line {
+    pub moves: Vec<Move>,
+    pub exact: bool,
+}
+
+/// Walks the mating line of the current position, proven within `len` plies (`exact`: `len` is
+/// the shortest mate). `required` bounds the searches the line cannot do without (re-proving
+/// nodes the table lost); `optional` those that only confirm the longest resistance. Returns None
+/// if a needed proof could not be re-established.
+pub(crate) fn extract(
+    s: &mut Search,
+    len: u16,
+    exact: bool,
+    required: Budget,
+    optional: Budget,
+) -> Option<Line> {
+    let mut moves = Vec::new();
+    let mut exact = exact;
+    let mut confirm = true;
+    let mut budget = len;
+    let base = s.path.len();
+    let mated = loop {
+        let key = s.pos.board_key();
+        let hand = s.attacker_hand();
+        let step = if s.pos.side_to_move() == s.attacker {
+            attacker_step(s, budget, required)
+        } else {
+            let mut replies = Vec::new();
+            movegen::all_legal(&s.pos, &mut replies);
+            if replies.is_empty() {
+                break true;
+            }
+            defender_step(s, budget, &replies, required, optional, &mut confirm)
+        };
+        let Some((m, child_len)) = step else {
+            break false;
+        };
+        if child_len + 1 != budget {
+            exact = false;
+        }
+        s.path.push(key, hand);
+        s.pos.do_move(m);
+        moves.push(m);
+        budget = child_len;
+    };
+    for &m in moves.iter().rev() {
+        s.pos.undo_move(m);
+        s.path.pop();
+    }
+    debug_assert_eq!(s.path.len(), base);
+    mated.then_some(Line {
+        exact: exact && confirm,
+        moves,
+    })
+}
+
+/// The attacker's move with the shortest mate within `budget` plies, and that mate's length
+/// after the move.
+fn attacker_step(s: &mut Search, budget: u16, required: Budget) -> Option<(Move, u16)> {
+    if budget == 0 {
+        return None;
+    }
+    let hand = s.attacker_hand();
+    let mut checks = Vec::new();
+    movegen::checks(&s.pos, &mut checks);
+    let mut best: Option<(Move, u16)> = None;
+    for &m in &checks {
+        let (ckey, _) = movegen::keys_after(&s.pos, m);
+        let chand = s.hand_after_attack(hand, m);
+        if s.path.repeats(ckey, chand).is_some() {
+            continue;
+        }
+        let p = s.tt.probe(ckey, chand, budget - 1, 1, 1);
+        if p.pn == 0 && best.is_none_or(|(_, l)| p.len < l) {
+            best = Some((m, p.len));
+        }
+    }
+    if best.is_some() {
+        return best;
+    }
+    // The table lost the children: prove this node again.
+    s.budget = required;
+    let v = s.run(budget);
+    if v.is_proven() && v.len >= 1 {
+        if let Some(m) = v.best {
+            return Some((m, v.len - 1));
+        }
+    }
+    None
+}
+
+/// The defender's reply that resists longest within `budget` plies, and its mate length.
+fn defender_step(
+    s: &mut Search,
+    budget: u16,
+    replies: &[Move],
+    required: Budget,
+    optional: Budget,
+    confirm: &mut bool,
+) -> Option<(Move, u16)> {
+    if budget == 0 {
+        return None;
+    }
+    let hand = s.attacker_hand();
+    let mut bounds: Vec<(Move, u16)> = Vec::with_capacity(replies.len());
+    for &m in replies {
+        let (ckey, _) = movegen::keys_after(&s.pos, m);
+        let p = s.tt.probe(ckey, hand, budget - 1, 1, 1);
+        let len = if p.pn == 0 {
+            p.len
+        } else {
+            s.budget = required;
+            let v = below(s, m, |s| s.run(budget - 1));
+            if !v.is_proven() {
+                return None;
+            }
+            v.len
+        };
+        bounds.push((m, len));
+    }
+    loop {
+        let i = (0..bounds.len()).max_by_key(|&i| bounds[i].1)?;
+        let (m, len) = bounds[i];
+        if !*confirm || len < 3 {
+            return Some((m, len));
+        }
+        s.budget = optional;
+        let v = below(s, m, |s| s.run(len - 2));
+        if v.is_disproven() {
+            return Some((m, len));
+        }
+        if v.is_proven() {
+            bounds[i].1 = v.len;
+            continue;
+        }
+        *confirm = false;
+        return Some((m, len));
+    }
+}
+
+/// Runs `f` in the position after `m` (the current position put on the line first).
+fn below<T>(s: &mut Search, m: Move, f: impl FnOnce(&mut Search) -> T) -> T {
+    let key = s.pos.board_key();
+    let hand = s.attacker_hand();
+    s.path.push(key, hand);
+    s.pos.do_move(m);
+    let out = f(s);
+    s.pos.undo_move(m);
+    s.path.pop();
+    out
+}

@@ -1,0 +1,263 @@
+//! The df-pn mate solver against `tests/data/mate.tsv` and `tests/data/nomate.tsv`.
+//!
+//! Every returned line is replayed here, independently of the solver: every attacker move is
+//! legal and checks, every defender move is legal, and the last position is checkmate (in check,
+//! no legal move). Rows without the `TSUME_` prefix must come out at exactly `mate_plies` (the
+//! shortest mate, all interpositions counted); `TSUME_` rows need a verified mate of any length
+//! (the published length ignores futile interpositions); the lengths are printed. No-mate rows
+//! must never produce a mate.
+//!
+//! Budgets (nodes per problem; each problem starts from an empty 64 MiB table):
+//! - [`MATE_NODES`] for the rows without `TSUME_` and for the no-mate rows;
+//! - [`TSUME_NODES`] for the `TSUME_` rows that are not `TSUME_LONG_`;
+//! - `TSUME_LONG_` rows are `#[ignore]`d (`cargo test --release --test mate -- --ignored`), with
+//!   [`LONG_NODES`] each: composed problems of 31 to 1525 plies that take minutes, not seconds.
+
+use hayate::mate::{MateLimits, MateResult, MateSolver};
+use hayate::position::{MoveList, Position};
+use hayate::types::Move;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+const MATE_NODES: u64 = 20_000_000;
+const TSUME_NODES: u64 = 20_000_000;
+const LONG_NODES: u64 = 200_000_000;
+const TABLE_MB: usize = 64;
+
+fn data(name: &str) -> String {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+struct Row {
+    name: String,
+    sfen: String,
+    plies: usize,
+    first: Vec<String>,
+    source: String,
+}
+
+fn rows(file: &str) -> Vec<Row> {
+    data(file)
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Row {
+                name: f[0].to_string(),
+                sfen: f[1].to_string(),
+                plies: f[2].parse().unwrap(),
+                first: f
+                    .get(3)
+                    .map(|s| s.split(',').map(str::to_string).collect())
+                    .unwrap_or_default(),
+                source: f.last().unwrap().to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Replays `line`: attacker moves legal and checking, defender moves legal, mate at the end.
+fn check_line(sfen: &str, line: &[Move]) -> Result<(), String> {
+    let mut pos = Position::from_sfen(sfen).unwrap();
+    let attacker = pos.side_to_move();
+    if line.len() % 2 == 0 {
+        return Err(format!("even length {}", line.len()));
+    }
+    for (i, &m) in line.iter().enumerate() {
+        let legal = MoveList::legal(&pos, true);
+        if !legal.contains(m) {
+            return Err(format!("ply {}: {m} is illegal", i + 1));
+        }
+        if pos.side_to_move() == attacker && !pos.gives_check(m) {
+            return Err(format!("ply {}: {m} gives no check", i + 1));
+        }
+        pos.do_move(m);
+    }
+    if !pos.in_check() || !MoveList::legal(&pos, true).is_empty() {
+        return Err("the final position is not checkmate".to_string());
+    }
+    Ok(())
+}
+
+struct Outcome {
+    result: MateResult,
+    nodes: u64,
+    secs: f64,
+    shortest: bool,
+}
+
+fn solve(solver: &mut MateSolver, sfen: &str, nodes: u64, max_plies: Option<u16>) -> Outcome {
+    let pos = Position::from_sfen(sfen).unwrap();
+    solver.clear();
+    let stop = AtomicBool::new(false);
+    let limits = MateLimits {
+        nodes: Some(nodes),
+        deadline: None,
+        max_plies,
+    };
+    let t = Instant::now();
+    let result = solver.solve(&pos, &limits, &stop);
+    Outcome {
+        result,
+        nodes: solver.nodes(),
+        secs: t.elapsed().as_secs_f64(),
+        shortest: solver.info().shortest,
+    }
+}
+
+/// Runs `f` on every row on two threads; collects the report lines and the failures.
+fn run_rows(rows: Vec<Row>, f: impl Fn(&mut MateSolver, &Row) -> Result<String, String> + Sync) {
+    let next = AtomicUsize::new(0);
+    let report = Mutex::new(Vec::new());
+    let failures = Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(2));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut solver = MateSolver::new(TABLE_MB);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(r) = rows.get(i) else { break };
+                    match f(&mut solver, r) {
+                        Ok(line) => report.lock().unwrap().push((i, line)),
+                        Err(e) => {
+                            report
+                                .lock()
+                                .unwrap()
+                                .push((i, format!("{:<44} FAIL", r.name)));
+                            failures.lock().unwrap().push(format!("{}: {e}", r.name));
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let mut report = report.into_inner().unwrap();
+    report.sort();
+    for (_, line) in report {
+        println!("{line}");
+    }
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Whether the row's first move is a check (the solver only plays checks).
+fn first_move_checks(r: &Row) -> bool {
+    let pos = Position::from_sfen(&r.sfen).unwrap();
+    r.first
+        .iter()
+        .any(|u| Move::from_usi(u).is_some_and(|m| pos.is_legal_move(m) && pos.gives_check(m)))
+}
+
+fn mate_row(solver: &mut MateSolver, r: &Row, nodes: u64, exact: bool) -> Result<String, String> {
+    let o = solve(solver, &r.sfen, nodes, None);
+    let line = match &o.result {
+        MateResult::Mate(line) => line.clone(),
+        other => {
+            return Err(format!(
+                "expected a mate in {}, got {other:?} after {} nodes",
+                r.plies, o.nodes
+            ))
+        }
+    };
+    check_line(&r.sfen, &line)?;
+    let usi: Vec<String> = line.iter().map(|m| m.to_usi()).collect();
+    let mut note = String::new();
+    if exact {
+        if !first_move_checks(r) {
+            // A quiet first move: outside the checks-only search; any mate will do.
+            note = format!("(quiet first move {}: not a tsume line)", r.first.join(","));
+        } else if line.len() != r.plies {
+            // cshogi counted a defender's counter-check as an escape, so with both kings on the
+            // board a shorter mate that answers one is possible.
+            let caveat = r.source.contains("counter-check as an escape");
+            if !(caveat && line.len() < r.plies) {
+                return Err(format!(
+                    "length {} instead of {}: {}",
+                    line.len(),
+                    r.plies,
+                    usi.join(" ")
+                ));
+            }
+            note = "(shorter: answers a counter-check)".to_string();
+        } else if !r.first.iter().any(|f| *f == usi[0]) {
+            note = format!("(first move {} not among {})", usi[0], r.first.join(","));
+        }
+        if !o.shortest && note.is_empty() {
+            note = "(not proven shortest)".to_string();
+        }
+    } else if line.len() != r.plies {
+        note = format!("(published {})", r.plies);
+    }
+    Ok(format!(
+        "{:<44} {:>4} plies {:>9} nodes {:>7.2}s {:>6.0} knps {}{} {}",
+        r.name,
+        line.len(),
+        o.nodes,
+        o.secs,
+        o.nodes as f64 / o.secs / 1000.0,
+        if o.shortest { "shortest " } else { "" },
+        note,
+        usi.iter().take(9).cloned().collect::<Vec<_>>().join(" ")
+    ))
+}
+
+#[test]
+fn mate_rows_have_the_shortest_length() {
+    let rows: Vec<Row> = rows("mate.tsv")
+        .into_iter()
+        .filter(|r| !r.name.starts_with("TSUME_"))
+        .collect();
+    run_rows(rows, |s, r| mate_row(s, r, MATE_NODES, true));
+}
+
+#[test]
+fn tsume_rows_are_mated() {
+    let rows: Vec<Row> = rows("mate.tsv")
+        .into_iter()
+        .filter(|r| r.name.starts_with("TSUME_") && !r.name.starts_with("TSUME_LONG_"))
+        .collect();
+    run_rows(rows, |s, r| mate_row(s, r, TSUME_NODES, false));
+}
+
+#[test]
+#[ignore = "long composed problems (31..1525 plies): minutes each; run with --ignored"]
+fn long_tsume_rows_are_mated() {
+    let rows: Vec<Row> = rows("mate.tsv")
+        .into_iter()
+        .filter(|r| r.name.starts_with("TSUME_LONG_"))
+        .collect();
+    run_rows(rows, |s, r| mate_row(s, r, LONG_NODES, false));
+}
+
+/// No-mate rows: no mate within `no_mate_within_plies` (asked with that ply limit: `NoMate` or
+/// `Timeout`, never a mate); asked without a limit, any mate found must be verified and longer.
+#[test]
+fn nomate_rows_have_no_short_mate() {
+    run_rows(rows("nomate.tsv"), |solver, r| {
+        let within = r.plies as u16;
+        let o = solve(solver, &r.sfen, MATE_NODES, Some(within));
+        if let MateResult::Mate(line) = o.result {
+            return Err(format!("claims a mate within {within}: {line:?}"));
+        }
+        let limited = format!("{:?} within {within} ({} nodes)", o.result, o.nodes);
+        let o = solve(solver, &r.sfen, MATE_NODES, None);
+        let unlimited = match &o.result {
+            MateResult::Mate(line) => {
+                check_line(&r.sfen, line)?;
+                if line.len() <= r.plies {
+                    return Err(format!("a mate in {} <= {}: {line:?}", line.len(), r.plies));
+                }
+                format!("mate in {}", line.len())
+            }
+            res => format!("{res:?}"),
+        };
+        Ok(format!(
+            "{:<44} {limited}; unlimited: {unlimited} ({} nodes, {:.2}s)",
+            r.name, o.nodes, o.secs
+        ))
+    });
+}
