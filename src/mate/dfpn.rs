@@ -121,11 +121,6 @@ impl Value {
     pub fn is_disproven(&self) -> bool {
         self.dn == 0
     }
-
-    #[inline(always)]
-    fn is_final(&self) -> bool {
-        self.pn == 0 || self.dn == 0
-    }
 }
 
 /// One move of a node being searched, with what is known of the position it leads to.
@@ -445,6 +440,7 @@ impl<'a> Search<'a> {
         let mut children = std::mem::take(&mut self.pool[ply as usize]);
         children.clear();
         let child_depth = depth - 1;
+        let mut touched = false;
         for &m in &moves {
             let (ckey, _) = movegen::keys_after(&self.pos, m);
             let chand = if or {
@@ -452,13 +448,20 @@ impl<'a> Search<'a> {
             } else {
                 hand
             };
-            let mut c = Child {
+            touched ^= self.tt.touch(ckey);
+            children.push(Child {
                 mv: m,
                 key: ckey,
                 hand: chand,
                 v: Value::unknown(1, 1, chand),
                 sticky: false,
-            };
+            });
+        }
+        std::hint::black_box(touched);
+        let mut n = 0;
+        while n < children.len() {
+            let mut c = children[n];
+            let (m, ckey, chand) = (c.mv, c.key, c.hand);
             if let Some(rp) = self.path.repeats(ckey, chand) {
                 c.v = Value::disproven(chand, UNLIMITED, rp);
                 c.sticky = true;
@@ -481,28 +484,20 @@ impl<'a> Search<'a> {
                     self.pos.undo_move(m);
                 }
             }
-            children.push(c);
+            children[n] = c;
+            n += 1;
             if !or && c.v.is_disproven() {
                 // One refutation is enough.
                 break;
             }
         }
+        children.truncate(n);
         self.moves = moves;
 
-        // The main loop.
-        let mut first = true;
+        // The main loop. The children's values are read from the table once, above; after that
+        // each search below a child returns the child's new value, and only that changes (what
+        // transpositions change elsewhere is seen when this node is expanded again).
         let (pn, dn) = loop {
-            if !first {
-                for c in children.iter_mut() {
-                    if !c.sticky && !c.v.is_final() {
-                        let p = self.tt.probe(c.key, c.hand, child_depth, c.v.pn, c.v.dn);
-                        if p.found {
-                            c.v = Value::from_probe(p);
-                        }
-                    }
-                }
-            }
-            first = false;
             let (pn, dn, best, second) = if or {
                 aggregate_or(&children)
             } else {

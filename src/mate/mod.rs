@@ -188,6 +188,9 @@ fn solve_with(
         return (result, info);
     }
     info.first_len = Some(v.len);
+    if std::env::var_os("MATE_DEBUG").is_some() {
+        eprintln!("first proof: len {} nodes {}", v.len, s.nodes);
+    }
 
     // 2. The shortest.
     if limits.nodes.is_none() && limits.deadline.is_none() {

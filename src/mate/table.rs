@@ -10,8 +10,9 @@
 //!   whose hand is dominated by `hand` with a remaining depth of at most `len`;
 //! - **unknown**: the current estimates for exactly this hand.
 //!
-//! A cluster of [`WAYS`] entries is chosen by the board key, so all hands of one board share a
-//! cluster and one probe sees them all. Replacement prefers the entry with the least work
+//! A cluster of [`WAYS`] entries (128 bytes, two cache lines that the hardware fetches as a pair)
+//! is chosen by the board key, so all hands of one board share a cluster and one probe sees them
+//! all. Replacement prefers the entry with the least work
 //! (`amount`, nodes spent below it); storing a result also drops the entries of its board that it
 //! makes redundant (a proof covers the unknown entries and weaker proofs of dominating hands, a
 //! disproof those of dominated hands).
@@ -22,7 +23,7 @@ use super::dfpn::{INF, UNLIMITED};
 use crate::types::{Hand, Move};
 
 /// Entries per cluster.
-pub(crate) const WAYS: usize = 8;
+pub(crate) const WAYS: usize = 4;
 
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
@@ -44,7 +45,7 @@ struct Entry {
 const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 
 #[derive(Clone, Copy, Default)]
-#[repr(C, align(64))]
+#[repr(C, align(128))]
 struct Cluster([Entry; WAYS]);
 
 /// What a probe found.
@@ -81,6 +82,13 @@ impl Table {
     #[inline(always)]
     fn index(&self, key: u64) -> usize {
         ((key as u128 * self.clusters.len() as u128) >> 64) as usize
+    }
+
+    /// Reads the cluster of `key` so that a probe soon after finds it in the cache. Touching the
+    /// clusters of all children before probing them lets their cache misses overlap.
+    #[inline(always)]
+    pub fn touch(&self, key: u64) -> bool {
+        self.clusters[self.index(key)].0[0].used
     }
 
     /// Looks up the board `key` with attacker hand `hand` at remaining depth `depth`; `pn`/`dn`
