@@ -120,10 +120,11 @@ fn main() {
         let info = solver.info();
         let what = match result {
             MateResult::Mate(line) => format!(
-                "mate {}{} (first proof {})",
+                "mate {}{} (first {} in {})",
                 line.len(),
                 if info.shortest { " shortest" } else { "" },
-                info.first_len.unwrap_or(0)
+                info.first_len.unwrap_or(0),
+                info.first_nodes
             ),
             other => format!("{other:?}"),
         };

@@ -67,7 +67,7 @@ fn rows(file: &str) -> Vec<Row> {
 fn check_line(sfen: &str, line: &[Move]) -> Result<(), String> {
     let mut pos = Position::from_sfen(sfen).unwrap();
     let attacker = pos.side_to_move();
-    if line.len() % 2 == 0 {
+    if line.len().is_multiple_of(2) {
         return Err(format!("even length {}", line.len()));
     }
     for (i, &m) in line.iter().enumerate() {

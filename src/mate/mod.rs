@@ -90,6 +90,8 @@ pub struct MateInfo {
     pub elapsed: Duration,
     /// Length of the first mate df-pn proved (before shortening), if any.
     pub first_len: Option<u16>,
+    /// Nodes searched until that first proof (or the end of the first phase).
+    pub first_nodes: u64,
     /// Whether the returned line is proven to be the shortest mate with the longest resistance.
     pub shortest: bool,
 }
@@ -177,6 +179,7 @@ fn solve_with(
     let depth = limits.max_plies.map_or(MAX_PLY, |p| p.min(MAX_PLY));
     let v = s.run(depth);
     info.nodes = s.nodes;
+    info.first_nodes = s.nodes;
     if !v.is_proven() {
         let proven_within = |plies: u16| v.len == UNLIMITED || v.len >= plies;
         let result =
@@ -188,9 +191,6 @@ fn solve_with(
         return (result, info);
     }
     info.first_len = Some(v.len);
-    if std::env::var_os("MATE_DEBUG").is_some() {
-        eprintln!("first proof: len {} nodes {}", v.len, s.nodes);
-    }
 
     // 2. The shortest.
     if limits.nodes.is_none() && limits.deadline.is_none() {

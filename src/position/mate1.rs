@@ -477,11 +477,12 @@ mod tests {
                         .copied()
                         .filter(|&m| pos.gives_check(m))
                         .collect();
-                    let pick = if walk % 2 == 1 && !checks.is_empty() && rand(&mut s) % 3 != 0 {
-                        checks[rand(&mut s) as usize % checks.len()]
-                    } else {
-                        moves[rand(&mut s) as usize % moves.len()]
-                    };
+                    let pick =
+                        if walk % 2 == 1 && !checks.is_empty() && !rand(&mut s).is_multiple_of(3) {
+                            checks[rand(&mut s) as usize % checks.len()]
+                        } else {
+                            moves[rand(&mut s) as usize % moves.len()]
+                        };
                     pos.do_move(pick);
                 }
             }
