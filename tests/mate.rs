@@ -282,3 +282,182 @@ fn nomate_rows_have_no_short_mate() {
         ))
     });
 }
+
+/// splitmix64
+fn rand(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A random tsume-like position: the white king near its edge, a few pieces of both sides around
+/// it, small hands, sometimes a black king; black to move. None if the SFEN is not legal.
+fn random_tsume(s: &mut u64) -> Option<Position> {
+    // board[rank][column], columns from the left (file 9) as in SFEN.
+    let mut board: Vec<Vec<Option<String>>> = vec![vec![None; 9]; 9];
+    let kr = (rand(s) % 2) as usize;
+    let kf = (rand(s) % 9) as usize;
+    board[kr][kf] = Some("k".to_string());
+    let near = |s: &mut u64, r: usize, f: usize, spread: u64| {
+        let dr = (rand(s) % (2 * spread + 1)) as i64 - spread as i64;
+        let df = (rand(s) % (2 * spread + 1)) as i64 - spread as i64;
+        let (r, f) = (r as i64 + dr, f as i64 + df);
+        ((0..9).contains(&r) && (0..9).contains(&f)).then_some((r as usize, f as usize))
+    };
+    let kinds = ["P", "L", "N", "S", "G", "B", "R", "+P", "+S", "+B", "+R"];
+    for (count, black) in [(3 + rand(s) % 4, true), (1 + rand(s) % 3, false)] {
+        for _ in 0..count {
+            let Some((r, f)) = near(s, kr, kf, 3) else {
+                continue;
+            };
+            if board[r][f].is_some() {
+                continue;
+            }
+            let k = kinds[(rand(s) % kinds.len() as u64) as usize];
+            board[r][f] = Some(if black {
+                k.to_string()
+            } else {
+                k.to_lowercase()
+            });
+        }
+    }
+    if rand(s) % 2 == 0 {
+        let (r, f) = (6 + (rand(s) % 3) as usize, (rand(s) % 9) as usize);
+        if board[r][f].is_none() {
+            board[r][f] = Some("K".to_string());
+        }
+    }
+    let mut sfen = String::new();
+    for (r, rank) in board.iter().enumerate() {
+        let mut empty = 0;
+        for sq in rank {
+            match sq {
+                None => empty += 1,
+                Some(p) => {
+                    if empty > 0 {
+                        sfen += &empty.to_string();
+                        empty = 0;
+                    }
+                    sfen += p;
+                }
+            }
+        }
+        if empty > 0 {
+            sfen += &empty.to_string();
+        }
+        if r < 8 {
+            sfen.push('/');
+        }
+    }
+    let hand_kinds = ["R", "B", "G", "S", "N", "L", "P"];
+    let mut hands = String::new();
+    for (n, upper) in [(1 + rand(s) % 4, true), (rand(s) % 3, false)] {
+        let mut picked: Vec<usize> = (0..n).map(|_| (rand(s) % 7) as usize).collect();
+        picked.sort();
+        picked.dedup();
+        for i in picked {
+            let k = hand_kinds[i];
+            hands += &if upper {
+                k.to_string()
+            } else {
+                k.to_lowercase()
+            };
+        }
+    }
+    if hands.is_empty() {
+        hands.push('-');
+    }
+    Position::from_sfen(&format!("{sfen} b {hands} 1")).ok()
+}
+
+/// Whether the side to move mates within `depth` plies (odd), checks only, by plain search.
+fn brute_mates_within(pos: &mut Position, depth: u32) -> bool {
+    let moves: Vec<Move> = MoveList::legal(pos, true).iter().copied().collect();
+    for m in moves {
+        if !pos.gives_check(m) {
+            continue;
+        }
+        pos.do_move(m);
+        let replies: Vec<Move> = MoveList::legal(pos, true).iter().copied().collect();
+        let mated = replies.is_empty()
+            || (depth >= 3
+                && replies.iter().all(|&r| {
+                    pos.do_move(r);
+                    let ok = brute_mates_within(pos, depth - 2);
+                    pos.undo_move(r);
+                    ok
+                }));
+        pos.undo_move(m);
+        if mated {
+            return true;
+        }
+    }
+    false
+}
+
+/// The shortest checks-only mate within `max` plies by plain search.
+fn brute_shortest(pos: &mut Position, max: u32) -> Option<u32> {
+    (1..=max).step_by(2).find(|&d| brute_mates_within(pos, d))
+}
+
+/// On random small positions, the solver agrees with a plain search on whether there is a mate
+/// within 3 (and, for some, 5) plies and on its length; with no limit, it never calls a position
+/// without a short mate `NoMate` wrongly the other way round. One table serves all positions, so
+/// results stored for one position are reused (through hand superiority) by others.
+#[test]
+fn random_positions_agree_with_brute_force() {
+    let mut s = 11u64;
+    let mut solver = MateSolver::new(16);
+    let stop = AtomicBool::new(false);
+    let (mut tried, mut mates) = (0, 0);
+    let mut lengths = [0; 6];
+    while tried < 600 {
+        let Some(mut pos) = random_tsume(&mut s) else {
+            continue;
+        };
+        tried += 1;
+        let max = if tried % 4 == 0 { 5 } else { 3 };
+        let expected = brute_shortest(&mut pos, max);
+        let sfen = pos.to_sfen();
+        let limits = MateLimits {
+            nodes: Some(2_000_000),
+            deadline: None,
+            max_plies: Some(max as u16),
+        };
+        match solver.solve(&pos, &limits, &stop) {
+            MateResult::Mate(line) => {
+                check_line(&sfen, &line).unwrap_or_else(|e| panic!("{sfen}: {e}"));
+                assert_eq!(Some(line.len() as u32), expected, "{sfen}: {line:?}");
+                mates += 1;
+                lengths[line.len()] += 1;
+            }
+            MateResult::NoMate => assert_eq!(expected, None, "{sfen}: NoMate"),
+            MateResult::Timeout => panic!("{sfen}: timeout"),
+        }
+        let unlimited = MateLimits {
+            nodes: Some(100_000),
+            ..MateLimits::default()
+        };
+        match solver.solve(&pos, &unlimited, &stop) {
+            MateResult::Mate(line) => {
+                check_line(&sfen, &line).unwrap_or_else(|e| panic!("{sfen}: {e}"));
+                if let Some(n) = expected {
+                    assert!(line.len() as u32 <= n || !solver.info().shortest, "{sfen}");
+                    assert!(!solver.info().shortest || line.len() as u32 == n, "{sfen}");
+                }
+            }
+            MateResult::NoMate => assert_eq!(expected, None, "{sfen}: unlimited NoMate"),
+            MateResult::Timeout => {}
+        }
+    }
+    println!(
+        "{tried} random positions, {mates} with a mate within the limit (in 1/3/5: {}/{}/{})",
+        lengths[1], lengths[3], lengths[5]
+    );
+    assert!(
+        lengths[1] > 20 && lengths[3] > 20 && lengths[5] > 5,
+        "{lengths:?}"
+    );
+}
