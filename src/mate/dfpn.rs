@@ -17,7 +17,11 @@
 //!   for any hand they cover (hand superiority).
 //! - **Short mates at the leaves.** A new attacker node first asks [`Position::mate_in_one`]; a
 //!   new defender node probes each reply for a mate in one, so a mate in three is found on
-//!   expansion.
+//!   expansion; an attacker node with 3 or 4 plies left settles the mate in three directly
+//!   (`mate_in_three`), without the table.
+//! - **Initial numbers.** In an unlimited search, a new defender node starts with the number of
+//!   squares its replies go to as its proof number (df-pn+ style); interposing drops of several
+//!   kinds on one square count once in a defender node's proof number (`aggregate_and`).
 //! - **Repetitions.** A child that repeats a position of the current line, or has the same board
 //!   as one with the attacker holding no less in hand, is disproven: a mate exists only if one
 //!   without such a cycle does (the cycle can be cut out of any proof), and perpetual check loses
@@ -218,6 +222,10 @@ pub(crate) struct Search<'a> {
     stop: &'a AtomicBool,
     /// Set once the budget is spent; every `mid` then unwinds at once.
     pub aborted: bool,
+    /// Give a new defender node the number of squares its replies go to as its initial proof
+    /// number (set for unlimited searches: it finds first proofs faster, but slows down the
+    /// exhaustive depth-limited searches that establish the shortest mate).
+    count_replies: bool,
     pub path: Path,
     /// Per-ply child lists, reused.
     pool: Vec<Vec<Child>>,
@@ -237,6 +245,7 @@ impl<'a> Search<'a> {
             budget,
             stop,
             aborted: false,
+            count_replies: false,
             path: Path::default(),
             pool: Vec::new(),
             moves: Vec::with_capacity(crate::position::MAX_MOVES),
@@ -272,6 +281,7 @@ impl<'a> Search<'a> {
     /// disproven within `depth` plies or the budget runs out.
     pub fn run(&mut self, depth: u16) -> Value {
         self.aborted = false;
+        self.count_replies = depth >= MAX_PLY;
         self.poll();
         let key = self.pos.board_key();
         let hand = self.attacker_hand();
@@ -533,6 +543,29 @@ impl<'a> Search<'a> {
                     } else {
                         self.tt.store_unknown(ckey, chand, 1, 1, 0);
                     }
+                    self.pos.undo_move(m);
+                } else if !p.found && self.count_replies {
+                    // A new defender node: the more squares its replies go to, the harder it
+                    // seems to mate (a df-pn+ style initial proof number).
+                    self.pos.do_move(m);
+                    self.count_node();
+                    let mut replies = std::mem::take(&mut self.replies);
+                    replies.clear();
+                    movegen::all_legal(&self.pos, &mut replies);
+                    if replies.is_empty() {
+                        let p = self.interposition_hand();
+                        c.v = Value::proven(p, 0, None);
+                        self.tt.store_proven(ckey, p, 0, None, 1);
+                    } else {
+                        let mut targets = crate::bitboard::Bitboard::EMPTY;
+                        for r in &replies {
+                            targets.set(r.to());
+                        }
+                        let pn = targets.count();
+                        c.v = Value::unknown(pn, 1, chand);
+                        self.tt.store_unknown(ckey, chand, pn, 1, 0);
+                    }
+                    self.replies = replies;
                     self.pos.undo_move(m);
                 }
             }
