@@ -27,11 +27,12 @@
 //!   without such a cycle does (the cycle can be cut out of any proof), and perpetual check loses
 //!   for the attacker anyway. Such a disproof depends on the line it was found on (the
 //!   graph-history interaction), so it carries the ply of the earliest repeated position (`rep`).
-//!   While that position lies above a node, the node's disproof is returned to its parent but
-//!   never stored as final (the table gets a non-final, very high proof number instead); once the
-//!   search unwinds to the repeated position itself, the cycle lies wholly inside the node's own
-//!   subtree, the disproof holds from any history, and it is stored as final. Proofs never rest
-//!   on repetitions, so they are always stored.
+//!   While that position lies above a node, the node's disproof is returned to its parent (which
+//!   keeps it for the rest of its own search) but not stored: the table keeps the node's earlier
+//!   estimate, which is what the node is worth reached by another line. Once the search unwinds
+//!   to the repeated position itself, the cycle lies wholly inside the node's own subtree, the
+//!   disproof holds from any history, and it is stored as final. Proofs never rest on
+//!   repetitions, so they are always stored.
 
 use super::hand as hands;
 use super::movegen;
@@ -400,15 +401,14 @@ impl<'a> Search<'a> {
         result
     }
 
-    /// Stores a node's value (a disproof resting on a line above the node as a non-final guess).
+    /// Stores a node's value (not a disproof resting on a position above the node: see the
+    /// module docs).
     fn store(&mut self, key: u64, hand: Hand, v: &Value, amount: u32) {
         if v.pn == 0 {
             self.tt.store_proven(key, v.hand, v.len, v.best, amount);
         } else if v.dn == 0 {
             if v.rep == NO_REP {
                 self.tt.store_disproven(key, v.hand, v.len, amount);
-            } else {
-                self.tt.store_unknown(key, hand, PN_MAX, 1, amount);
             }
         } else {
             self.tt.store_unknown(key, hand, v.pn, v.dn, amount);
