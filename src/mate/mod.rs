@@ -55,7 +55,9 @@ use table::Table;
 pub const SHORTEN_FACTOR: u64 = 4;
 /// ... and at least this many nodes.
 pub const SHORTEN_MIN: u64 = 2_000_000;
-/// Nodes the line extraction may spend re-proving positions the table lost.
+/// Nodes the line extraction may spend re-proving positions the table lost (or half the nodes
+/// spent so far, if more); the stop flag and the deadline do not cut this short, since a proven
+/// mate must not be lost (in practice the table still holds the proof and nothing is searched).
 const LINE_NODES: u64 = 2_000_000;
 /// Stack of the search thread (the search recurses once per ply, up to `MAX_PLY`).
 const STACK_BYTES: usize = 64 << 20;
@@ -203,7 +205,7 @@ fn solve_with(
 
     // 3. The line.
     let required = Budget {
-        nodes: s.nodes.saturating_add(LINE_NODES.max(s.nodes)),
+        nodes: s.nodes.saturating_add(LINE_NODES.max(s.nodes / 2)),
         deadline: None,
         use_stop: false,
     };
