@@ -57,7 +57,7 @@ fn bench_mate1(rows: &[(String, String)]) {
     }
     let t = Instant::now();
     let mut found = 0;
-    let rounds = 200;
+    let rounds = 2000;
     for _ in 0..rounds {
         for p in &positions {
             found += black_box(p).mate_in_one().is_some() as usize;

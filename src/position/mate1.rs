@@ -11,9 +11,10 @@
 //!   and, against a single checker, no other defender can capture it and nothing can be put in
 //!   between (a move or a drop) without uncovering the king to another of our sliders.
 //!
-//! Drops are tried first: a drop adds one piece, so a king neighbour that no piece of ours
-//! attacks now and the dropped piece does not attack stays safe afterwards, which rejects most
-//! drops with one lookup.
+//! Most candidates are rejected by one cheap test before the full judgement: a king neighbour that
+//! no piece of ours attacks now stays safe after a drop unless the dropped piece attacks it, and
+//! after a board move unless the moved piece attacks it or it lies on a line through the vacated
+//! square with one of our sliders on that line.
 //!
 //! The answer is exact: every mate in one is found and nothing else is claimed.
 //! - Pawn drops never mate (a mating pawn drop is illegal), so they are not tried.
@@ -32,6 +33,9 @@ use crate::types::{Color, Move, Piece, PieceType, Square};
 
 /// What every candidate of one call shares.
 struct Ctx<'a> {
+    /// The king's neighbours it may step to that nothing of ours attacks now (occupancy without
+    /// the king), computed on first need.
+    free_now: std::cell::OnceCell<Bitboard>,
     pos: &'a Position,
     us: Color,
     them: Color,
@@ -58,6 +62,7 @@ impl Position {
         let them = !us;
         let ksq = self.king_square(them)?;
         let ctx = Ctx {
+            free_now: std::cell::OnceCell::new(),
             pos: self,
             us,
             them,
@@ -77,6 +82,44 @@ impl Position {
 }
 
 impl Ctx<'_> {
+    /// The `free_now` field, computed on first need.
+    fn free_now(&self) -> Bitboard {
+        *self.free_now.get_or_init(|| {
+            let occ_no_king = self.occ ^ Bitboard::from_square(self.ksq);
+            let mut free = Bitboard::EMPTY;
+            for e in attacks::king(self.ksq).and_not(self.theirs) {
+                if self.pos.attackers_to(self.us, e, occ_no_king).is_empty() {
+                    free.set(e);
+                }
+            }
+            free
+        })
+    }
+
+    /// Whether the board move of the piece on `from` to `to` (now `after`) surely leaves the king
+    /// a square: one that is free now stays free unless the moved piece attacks it, or it lies
+    /// on a line through `from` along which one of our sliders might now see it.
+    #[inline]
+    fn surely_escapes(&self, from: Square, to: Square, after: PieceType) -> bool {
+        let free = self.free_now();
+        if free.is_empty() {
+            return false;
+        }
+        let occ = (self.occ ^ Bitboard::from_square(self.ksq)).and_not(Bitboard::from_square(from))
+            | Bitboard::from_square(to);
+        let mut maybe_attacked =
+            attacks::piece(Piece::new(self.us, after), to, occ) | Bitboard::from_square(to);
+        let straight =
+            self.pos.rook_sliders(self.us) | self.pos.pieces_cp(self.us, PieceType::Lance);
+        if (attacks::rook_pseudo(from) & straight).is_nonempty() {
+            maybe_attacked |= attacks::rook_pseudo(from);
+        }
+        if (attacks::bishop_pseudo(from) & self.pos.bishop_sliders(self.us)).is_nonempty() {
+            maybe_attacked |= attacks::bishop_pseudo(from);
+        }
+        free.and_not(maybe_attacked).is_nonempty()
+    }
+
     /// Drops on check squares (pawns excluded: a mating pawn drop is illegal).
     fn drops(&self) -> Option<Move> {
         let hand = self.pos.hand(self.us);
@@ -84,11 +127,7 @@ impl Ctx<'_> {
             return None;
         }
         let empty = !self.occ;
-        let king_zone = attacks::king(self.ksq);
         let occ_no_king = self.occ ^ Bitboard::from_square(self.ksq);
-        // King neighbours the king can step to that nothing of ours attacks now (computed on
-        // first need).
-        let mut free_now: Option<Bitboard> = None;
         for pt in [
             PieceType::Rook,
             PieceType::Bishop,
@@ -109,15 +148,7 @@ impl Ctx<'_> {
             if targets.is_empty() {
                 continue;
             }
-            let free = *free_now.get_or_insert_with(|| {
-                let mut free = Bitboard::EMPTY;
-                for e in king_zone.and_not(self.theirs) {
-                    if self.pos.attackers_to(self.us, e, occ_no_king).is_empty() {
-                        free.set(e);
-                    }
-                }
-                free
-            });
+            let free = self.free_now();
             let piece = Piece::new(self.us, pt);
             for to in targets {
                 let occ_after = occ_no_king | Bitboard::from_square(to);
@@ -161,7 +192,9 @@ impl Ctx<'_> {
                 // A king only checks by discovery, and must not step into check.
                 let occ = self.occ ^ Bitboard::from_square(from);
                 for to in dests & discovered {
-                    if pos.attackers_to(self.them, to, occ).is_empty() {
+                    if pos.attackers_to(self.them, to, occ).is_empty()
+                        && !self.surely_escapes(from, to, pt)
+                    {
                         let c = Candidate {
                             from: Some(from),
                             to,
@@ -187,6 +220,9 @@ impl Ctx<'_> {
                 };
                 let pro = pt.promote();
                 for to in promotable & (pos.check_squares(pro) | discovered) {
+                    if self.surely_escapes(from, to, pro) {
+                        continue;
+                    }
                     let c = Candidate {
                         from: Some(from),
                         to,
@@ -202,7 +238,7 @@ impl Ctx<'_> {
                 }
             }
             for to in dests & (pos.check_squares(pt) | discovered) {
-                if must_promote(us, pt, to) {
+                if must_promote(us, pt, to) || self.surely_escapes(from, to, pt) {
                     continue;
                 }
                 let c = Candidate {
@@ -269,15 +305,8 @@ impl Ctx<'_> {
                 .and_not(removed)
         };
 
-        let mut checkers = sliders_on_king(occ, Bitboard::EMPTY);
-        if attacks::piece(moved, c.to, occ).contains(ksq) {
-            checkers |= to_bb;
-        }
-        if checkers.is_empty() {
-            return false;
-        }
-
-        // 1. King moves (capturing an adjacent checker included).
+        // 1. King moves (capturing an adjacent checker included). Candidates are checks by
+        // construction, so this most frequent refutation comes first.
         let occ_no_king = occ ^ ksq_bb;
         let moved_attacks = attacks::piece(moved, c.to, occ_no_king);
         for e in attacks::king(ksq).and_not(theirs) {
@@ -291,6 +320,13 @@ impl Ctx<'_> {
             {
                 return false;
             }
+        }
+        let mut checkers = sliders_on_king(occ, Bitboard::EMPTY);
+        if moved_attacks.contains(ksq) {
+            checkers |= to_bb;
+        }
+        if checkers.is_empty() {
+            return false;
         }
         if checkers.more_than_one() {
             return true;
