@@ -168,19 +168,23 @@ impl Table {
         debug_assert!(pn != 0 && dn != 0);
         let i = self.index(key);
         let cluster = &mut self.clusters[i].0;
-        let slot = match cluster
+        // The same node searched again: its work adds up.
+        let (slot, amount) = match cluster
             .iter()
             .position(|e| e.used && e.key == key && e.hand == hand && e.pn != 0 && e.dn != 0)
         {
-            Some(j) => &mut cluster[j],
-            None => Self::victim(cluster),
+            Some(j) => {
+                let total = amount.saturating_add(cluster[j].amount);
+                (&mut cluster[j], total)
+            }
+            None => (Self::victim(cluster), amount),
         };
         *slot = Entry {
             key,
             hand,
             pn,
             dn,
-            amount: amount.max(slot.amount * u32::from(slot.used && slot.key == key)),
+            amount,
             len: 0,
             best: 0,
             used: true,
