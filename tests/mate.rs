@@ -413,6 +413,52 @@ fn random_tsume(s: &mut u64) -> Option<Position> {
     Position::from_sfen(&format!("{sfen} b {hands} 1")).ok()
 }
 
+/// The same position with the colours swapped (the board turned around): white to move.
+fn flipped(sfen: &str) -> String {
+    let f: Vec<&str> = sfen.split(' ').collect();
+    let swap = |c: char| {
+        if c.is_ascii_uppercase() {
+            c.to_ascii_lowercase()
+        } else {
+            c.to_ascii_uppercase()
+        }
+    };
+    let ranks: Vec<String> = f[0]
+        .split('/')
+        .rev()
+        .map(|rank| {
+            // Reverse the rank, keeping each '+' in front of its piece.
+            let mut tokens: Vec<String> = Vec::new();
+            let mut plus = false;
+            for c in rank.chars() {
+                if c == '+' {
+                    plus = true;
+                    continue;
+                }
+                let t = if plus {
+                    format!("+{}", swap(c))
+                } else {
+                    swap(c).to_string()
+                };
+                plus = false;
+                tokens.push(t);
+            }
+            tokens.reverse();
+            tokens.concat()
+        })
+        .collect();
+    let side = if f[1] == "b" { "w" } else { "b" };
+    let hands: String = if f[2] == "-" {
+        "-".to_string()
+    } else {
+        // Counts stay in front of their letters; the SFEN order (black first) is re-established
+        // by parsing and printing.
+        f[2].chars().map(swap).collect()
+    };
+    let flipped = format!("{} {side} {hands} 1", ranks.join("/"));
+    Position::from_sfen(&flipped).unwrap().to_sfen()
+}
+
 /// Whether the side to move mates within `depth` plies (odd), checks only, by plain search.
 fn brute_mates_within(pos: &mut Position, depth: u32) -> bool {
     let moves: Vec<Move> = MoveList::legal(pos, true).iter().copied().collect();
@@ -444,9 +490,10 @@ fn brute_shortest(pos: &mut Position, max: u32) -> Option<u32> {
 }
 
 /// On random small positions, the solver agrees with a plain search on whether there is a mate
-/// within 3 (and, for some, 5) plies and on its length; with no limit, it never calls a position
-/// without a short mate `NoMate` wrongly the other way round. One table serves all positions, so
-/// results stored for one position are reused (through hand superiority) by others.
+/// within 3 (and, for some, 5) plies and on its length; with no limit, it never answers `NoMate`
+/// where the plain search finds a mate. One table serves all positions, black or white
+/// attacking, so results stored for one position are reused (through hand superiority) by
+/// others.
 #[test]
 fn random_positions_agree_with_brute_force() {
     let mut s = 11u64;
@@ -461,7 +508,14 @@ fn random_positions_agree_with_brute_force() {
         tried += 1;
         let max = if tried % 4 == 0 { 5 } else { 3 };
         let expected = brute_shortest(&mut pos, max);
-        let sfen = pos.to_sfen();
+        // Every other position is asked with the colours swapped (white attacking), through the
+        // same table: results of one attacker must not leak to the other.
+        let sfen = if tried % 2 == 0 {
+            flipped(&pos.to_sfen())
+        } else {
+            pos.to_sfen()
+        };
+        let pos = Position::from_sfen(&sfen).unwrap();
         let limits = MateLimits {
             nodes: Some(2_000_000),
             deadline: None,
@@ -547,4 +601,48 @@ fn stop_deadline_and_nodes_end_the_search() {
     };
     assert_eq!(solver.solve(&pos, &limits, &stop), MateResult::Timeout);
     assert!(solver.nodes() < 12_000, "{} nodes", solver.nodes());
+}
+
+/// The table is kept between `solve` calls. After a search in which black attacks, positions of
+/// that search asked with white to move and attacking get the same answers as from an empty
+/// table (the table must not mistake black's results for white's).
+#[test]
+fn table_is_shared_safely_between_attackers() {
+    let stop = AtomicBool::new(false);
+    let limits = MateLimits {
+        nodes: Some(200_000),
+        ..MateLimits::default()
+    };
+    let mut shared = MateSolver::new(16);
+    let mut fresh = MateSolver::new(16);
+    let mut compared = 0;
+    for r in rows("mate.tsv")
+        .iter()
+        .filter(|r| r.plies >= 3 && r.plies <= 13)
+    {
+        let pos = Position::from_sfen(&r.sfen).unwrap();
+        if pos.king_square(pos.side_to_move()).is_none() {
+            continue;
+        }
+        let MateResult::Mate(line) = shared.solve(&pos, &limits, &stop) else {
+            continue;
+        };
+        let mut p = pos.clone();
+        for &m in line.iter().take(3) {
+            p.do_move(m);
+            if p.side_to_move() == pos.side_to_move() {
+                continue;
+            }
+            fresh.clear();
+            let a = shared.solve(&p, &limits, &stop);
+            let b = fresh.solve(&p, &limits, &stop);
+            let brief = |r: &MateResult| match r {
+                MateResult::Mate(l) => format!("mate {}", l.len()),
+                other => format!("{other:?}"),
+            };
+            assert_eq!(brief(&a), brief(&b), "{} after {m}", r.name);
+            compared += 1;
+        }
+    }
+    assert!(compared > 10, "{compared}");
 }

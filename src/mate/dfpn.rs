@@ -53,6 +53,9 @@ pub(crate) const PN_MAX: u32 = INF - 1;
 pub(crate) const UNLIMITED: u16 = u16::MAX;
 /// The remaining depth of an unlimited search (and the deepest line it follows).
 pub(crate) const MAX_PLY: u16 = 2000;
+/// The key salt of searches in which white attacks (bit 0, the side-to-move bit of board keys,
+/// left alone).
+const WHITE_ATTACKS: u64 = 0x5bd1_e995_7f4a_7c14;
 /// `rep` of a result that rests on no repetition.
 const NO_REP: u16 = u16::MAX;
 
@@ -218,6 +221,8 @@ pub(crate) struct Search<'a> {
     pub tt: &'a mut Table,
     /// The side that checks.
     pub attacker: Color,
+    /// Xored into every key (see [`Search::key`]).
+    salt: u64,
     pub nodes: u64,
     pub budget: Budget,
     stop: &'a AtomicBool,
@@ -242,6 +247,10 @@ impl<'a> Search<'a> {
             pos,
             tt,
             attacker,
+            salt: match attacker {
+                Color::Black => 0,
+                Color::White => WHITE_ATTACKS,
+            },
             nodes: 0,
             budget,
             stop,
@@ -252,6 +261,21 @@ impl<'a> Search<'a> {
             moves: Vec::with_capacity(crate::position::MAX_MOVES),
             replies: Vec::with_capacity(crate::position::MAX_MOVES),
         }
+    }
+
+    /// The key of the current position for the table and the path: the board key, salted with
+    /// the attacker's colour. The table outlives a search, and the same board with the same side
+    /// to move is an attacker node when that side attacks but a defender node when it defends:
+    /// the two must not share entries.
+    #[inline(always)]
+    pub fn key(&self) -> u64 {
+        self.pos.board_key() ^ self.salt
+    }
+
+    /// [`Search::key`] of the position after `m`.
+    #[inline(always)]
+    pub fn key_after(&self, m: Move) -> u64 {
+        movegen::board_key_after(&self.pos, m) ^ self.salt
     }
 
     /// The attacker's hand in the current position.
@@ -284,7 +308,7 @@ impl<'a> Search<'a> {
         self.aborted = false;
         self.count_replies = depth >= MAX_PLY;
         self.poll();
-        let key = self.pos.board_key();
+        let key = self.key();
         let hand = self.attacker_hand();
         let p = self.tt.probe(key, hand, depth, 1, 1);
         if p.pn == 0 || p.dn == 0 {
@@ -422,7 +446,7 @@ impl<'a> Search<'a> {
         self.count_node();
         let or = self.pos.side_to_move() == self.attacker;
         let hand = self.attacker_hand();
-        let key = self.pos.board_key();
+        let key = self.key();
 
         // Expansion: the leaves first.
         let mut moves = std::mem::take(&mut self.moves);
@@ -504,7 +528,7 @@ impl<'a> Search<'a> {
         let child_depth = depth - 1;
         let mut touched = false;
         for &m in &moves {
-            let (ckey, _) = movegen::keys_after(&self.pos, m);
+            let ckey = self.key_after(m);
             let chand = if or {
                 self.hand_after_attack(hand, m)
             } else {

@@ -19,7 +19,7 @@
 use crate::attacks;
 use crate::bitboard::Bitboard;
 use crate::position::{generate_legal, MoveSink, MoveTarget, Position};
-use crate::types::{Color, Move, MoveKind, PieceType, Square};
+use crate::types::{Color, Move, MoveKind, Piece, PieceType, Square};
 use crate::zobrist;
 
 /// Whether a piece of kind `pt` arriving on `to` must promote.
@@ -144,33 +144,28 @@ pub(crate) fn all_legal(pos: &Position, out: &mut Vec<Move>) {
     out.extend(crate::position::MoveList::legal(pos, true).iter().copied());
 }
 
-/// The keys of the position after `m`: (board key, full key). Computed from the Zobrist tables,
-/// without making the move.
+/// The board key (board and side to move) of the position after `m`, computed from the Zobrist
+/// tables without making the move.
 #[inline]
-pub(crate) fn keys_after(pos: &Position, m: Move) -> (u64, u64) {
+pub(crate) fn board_key_after(pos: &Position, m: Move) -> u64 {
     let us = pos.side_to_move();
-    let mut board = pos.board_key() ^ zobrist::SIDE;
-    let mut hand = pos.key() ^ pos.board_key();
+    let mut key = pos.board_key() ^ zobrist::SIDE;
     match m.kind() {
-        MoveKind::Drop { piece, to } => {
-            board ^= zobrist::psq(crate::types::Piece::new(us, piece), to);
-            hand = hand.wrapping_sub(zobrist::hand(us, piece));
-        }
+        MoveKind::Drop { piece, to } => key ^= zobrist::psq(Piece::new(us, piece), to),
         MoveKind::Normal { from, to, promote } => {
             let pc = pos.piece_on(from).expect("a move starts on a piece");
             let after = if promote {
-                crate::types::Piece::new(us, pc.piece_type().promote())
+                Piece::new(us, pc.piece_type().promote())
             } else {
                 pc
             };
-            board ^= zobrist::psq(pc, from) ^ zobrist::psq(after, to);
+            key ^= zobrist::psq(pc, from) ^ zobrist::psq(after, to);
             if let Some(cap) = pos.piece_on(to) {
-                board ^= zobrist::psq(cap, to);
-                hand = hand.wrapping_add(zobrist::hand(us, cap.piece_type().unpromote()));
+                key ^= zobrist::psq(cap, to);
             }
         }
     }
-    (board, board ^ hand)
+    key
 }
 
 #[cfg(test)]
@@ -194,8 +189,8 @@ mod tests {
         z ^ (z >> 31)
     }
 
-    /// The check generator yields exactly the legal moves that give check, and `keys_after`
-    /// matches the keys after making each move.
+    /// The check generator yields exactly the legal moves that give check, and `board_key_after`
+    /// matches the key after making each move.
     #[test]
     fn checks_are_the_checking_legal_moves() {
         let mut s = 3u64;
@@ -217,9 +212,9 @@ mod tests {
                     assert_eq!(got, expected, "{}", pos.to_sfen());
                     total += got.len();
                     for &m in &legal {
-                        let (b, k) = keys_after(&pos, m);
+                        let b = board_key_after(&pos, m);
                         pos.do_move(m);
-                        assert_eq!((b, k), (pos.board_key(), pos.key()));
+                        assert_eq!(b, pos.board_key());
                         pos.undo_move(m);
                     }
                     if legal.is_empty() {

@@ -59,7 +59,7 @@ pub(crate) fn extract(
     let mut budget = len;
     let base = s.path.len();
     let mated = loop {
-        let key = s.pos.board_key();
+        let key = s.key();
         let hand = s.attacker_hand();
         let step = if s.pos.side_to_move() == s.attacker {
             attacker_step(s, budget, required)
@@ -104,7 +104,7 @@ fn attacker_step(s: &mut Search, budget: u16, required: Budget) -> Option<(Move,
     movegen::checks(&s.pos, &mut checks);
     let mut best: Option<(Move, u16)> = None;
     for &m in &checks {
-        let (ckey, _) = movegen::keys_after(&s.pos, m);
+        let ckey = s.key_after(m);
         let chand = s.hand_after_attack(hand, m);
         if s.path.repeats(ckey, chand).is_some() {
             continue;
@@ -143,7 +143,7 @@ fn defender_step(
     let hand = s.attacker_hand();
     let mut bounds: Vec<(Move, u16)> = Vec::with_capacity(replies.len());
     for &m in replies {
-        let (ckey, _) = movegen::keys_after(&s.pos, m);
+        let ckey = s.key_after(m);
         let p = s.tt.probe(ckey, hand, budget - 1, 1, 1);
         let len = if p.pn == 0 {
             p.len
@@ -179,7 +179,7 @@ fn defender_step(
 
 /// Runs `f` in the position after `m` (the current position put on the line first).
 fn below<T>(s: &mut Search, m: Move, f: impl FnOnce(&mut Search) -> T) -> T {
-    let key = s.pos.board_key();
+    let key = s.key();
     let hand = s.attacker_hand();
     s.path.push(key, hand);
     s.pos.do_move(m);
