@@ -36,7 +36,8 @@
 //!    no limits at all this phase gets [`SHORTEN_FACTOR`] times the nodes of the first phase, at
 //!    least [`SHORTEN_MIN`], so that `go mate infinite` answers once a mate is found.
 //! 3. The line: shortest mate for the attacker, longest resistance for the defender (see
-//!    `pv.rs`), checked move by move before it is returned.
+//!    `pv.rs`), checked move by move before it is returned. (The line of the first proof is
+//!    taken as soon as it is found, and returned if the shorter one cannot be walked.)
 
 mod dfpn;
 mod hand;
@@ -55,9 +56,9 @@ use table::Table;
 pub const SHORTEN_FACTOR: u64 = 4;
 /// ... and at least this many nodes.
 pub const SHORTEN_MIN: u64 = 2_000_000;
-/// Nodes the line extraction may spend re-proving positions the table lost (or half the nodes
-/// spent so far, if more); the stop flag and the deadline do not cut this short, since a proven
-/// mate must not be lost (in practice the table still holds the proof and nothing is searched).
+/// Nodes a line extraction may spend re-proving positions the table lost (the stop flag and the
+/// deadline do not cut it short). The line of the first proof is taken right after it, while the
+/// table holds it all, and kept in case the line of a shorter mate cannot be walked.
 const LINE_NODES: u64 = 2_000_000;
 /// Stack of the search thread (the search recurses once per ply, up to `MAX_PLY`).
 const STACK_BYTES: usize = 64 << 20;
@@ -194,7 +195,19 @@ fn solve_with(
     }
     info.first_len = Some(v.len);
 
+    // The line of this first proof, while the table holds it all: kept in case the line of a
+    // shorter mate found later cannot be walked within its budget.
+    let walk = Budget {
+        nodes: s.nodes.saturating_add(LINE_NODES),
+        deadline: None,
+        use_stop: false,
+    };
+    let first = pv::extract(&mut s, v.len, false, walk, None)
+        .map(|line| line.moves)
+        .filter(|moves| verify_line(&root, moves).is_ok());
+
     // 2. The shortest.
+    s.budget = budget;
     if limits.nodes.is_none() && limits.deadline.is_none() {
         s.budget.nodes = s
             .nodes
@@ -204,19 +217,20 @@ fn solve_with(
     let (len, shortest) = pv::shorten(&mut s, v.len);
 
     // 3. The line.
-    let required = Budget {
-        nodes: s.nodes.saturating_add(LINE_NODES.max(s.nodes / 2)),
-        deadline: None,
-        use_stop: false,
+    let walk = Budget {
+        nodes: s.nodes.saturating_add(LINE_NODES),
+        ..walk
     };
-    let line = pv::extract(&mut s, len, shortest, required, optional);
+    let line = pv::extract(&mut s, len, shortest, walk, Some(optional))
+        .filter(|line| verify_line(&root, &line.moves).is_ok());
     info.nodes = s.nodes;
-    match line {
-        Some(line) if verify_line(&root, &line.moves).is_ok() => {
+    match (line, first) {
+        (Some(line), _) => {
             info.shortest = line.exact;
             (MateResult::Mate(line.moves), info)
         }
-        _ => {
+        (None, Some(first)) => (MateResult::Mate(first), info),
+        (None, None) => {
             debug_assert!(
                 false,
                 "no valid line for a proven mate in {}",

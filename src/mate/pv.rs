@@ -44,18 +44,18 @@ pub(crate) struct Line {
 
 /// Walks the mating line of the current position, proven within `len` plies (`exact`: `len` is
 /// the shortest mate). `required` bounds the searches the line cannot do without (re-proving
-/// nodes the table lost); `optional` those that only confirm the longest resistance. Returns None
-/// if a needed proof could not be re-established.
+/// nodes the table lost); `optional` those that only confirm the longest resistance (None: take
+/// the largest bounds unconfirmed). Returns None if a needed proof could not be re-established.
 pub(crate) fn extract(
     s: &mut Search,
     len: u16,
     exact: bool,
     required: Budget,
-    optional: Budget,
+    optional: Option<Budget>,
 ) -> Option<Line> {
     let mut moves = Vec::new();
     let mut exact = exact;
-    let mut confirm = true;
+    let mut confirm = optional.is_some();
     let mut budget = len;
     let base = s.path.len();
     let mated = loop {
@@ -69,6 +69,7 @@ pub(crate) fn extract(
             if replies.is_empty() {
                 break true;
             }
+            let optional = optional.unwrap_or(required);
             defender_step(s, budget, &replies, required, optional, &mut confirm)
         };
         let Some((m, child_len)) = step else {
