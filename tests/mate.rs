@@ -364,7 +364,7 @@ fn random_tsume(s: &mut u64) -> Option<Position> {
             });
         }
     }
-    if rand(s) % 2 == 0 {
+    if rand(s).is_multiple_of(2) {
         let (r, f) = (6 + (rand(s) % 3) as usize, (rand(s) % 9) as usize);
         if board[r][f].is_none() {
             board[r][f] = Some("K".to_string());
@@ -499,18 +499,18 @@ fn random_positions_agree_with_brute_force() {
     let mut s = 11u64;
     let mut solver = MateSolver::new(16);
     let stop = AtomicBool::new(false);
-    let (mut tried, mut mates) = (0, 0);
+    let (mut tried, mut mates) = (0u32, 0u32);
     let mut lengths = [0; 6];
     while tried < 600 {
         let Some(mut pos) = random_tsume(&mut s) else {
             continue;
         };
         tried += 1;
-        let max = if tried % 4 == 0 { 5 } else { 3 };
+        let max = if tried.is_multiple_of(4) { 5 } else { 3 };
         let expected = brute_shortest(&mut pos, max);
         // Every other position is asked with the colours swapped (white attacking), through the
         // same table: results of one attacker must not leak to the other.
-        let sfen = if tried % 2 == 0 {
+        let sfen = if tried.is_multiple_of(2) {
             flipped(&pos.to_sfen())
         } else {
             pos.to_sfen()
