@@ -27,6 +27,8 @@ use std::time::Instant;
 const MATE_NODES: u64 = 20_000_000;
 const TSUME_NODES: u64 = 20_000_000;
 const LONG_NODES: u64 = 150_000_000;
+/// Positions the audit of a proof tree may visit.
+const AUDIT_POSITIONS: u64 = 20_000_000;
 /// For the one row whose mate starts with a quiet move (see `mate_row`).
 const QUIET_NODES: u64 = 1_000_000;
 /// Table size per solver (one per test thread).
@@ -193,6 +195,19 @@ fn mate_row(solver: &mut MateSolver, r: &Row, nodes: u64, exact: bool) -> Result
         }
     };
     check_line(&r.sfen, &line)?;
+    // The whole proof tree, checked move by move, independently of the search's reasoning.
+    let pos = Position::from_sfen(&r.sfen).unwrap();
+    let t = Instant::now();
+    let audited = solver
+        .audit(&pos, line.len() as u16, AUDIT_POSITIONS)
+        .map_err(|e| format!("audit of the mate in {}: {e}", line.len()))?;
+    if audited > line.len() as u16 || (o.shortest && audited != line.len() as u16) {
+        return Err(format!(
+            "audit: tree of {audited} plies for a mate in {}",
+            line.len()
+        ));
+    }
+    let audit_secs = t.elapsed().as_secs_f64();
     let usi: Vec<String> = line.iter().map(|m| m.to_usi()).collect();
     let mut note = String::new();
     if exact {
@@ -222,12 +237,13 @@ fn mate_row(solver: &mut MateSolver, r: &Row, nodes: u64, exact: bool) -> Result
         note = format!("(published {})", r.plies);
     }
     Ok(format!(
-        "{:<44} {:>4} plies {:>9} nodes {:>7.2}s {:>6.0} knps {}{} {}",
+        "{:<44} {:>4} plies {:>9} nodes {:>7.2}s {:>6.0} knps (audit {:.2}s) {}{} {}",
         r.name,
         line.len(),
         o.nodes,
         o.secs,
         o.nodes as f64 / o.secs / 1000.0,
+        audit_secs,
         if o.shortest { "shortest " } else { "" },
         note,
         usi.iter().take(9).cloned().collect::<Vec<_>>().join(" ")

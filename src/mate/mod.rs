@@ -8,7 +8,8 @@
 //! lack a king.
 //!
 //! Files: `dfpn.rs` the search, `table.rs` the proof-number table, `hand.rs` proof and disproof
-//! hands, `movegen.rs` the two sides' moves, `pv.rs` the shortest mate and its line.
+//! hands, `movegen.rs` the two sides' moves, `pv.rs` the shortest mate and its line, `audit.rs`
+//! an independent check of a whole proof tree.
 //!
 //! # Use
 //! ```no_run
@@ -39,6 +40,7 @@
 //!    `pv.rs`), checked move by move before it is returned. (The line of the first proof is
 //!    taken as soon as it is found, and returned if the shorter one cannot be walked.)
 
+mod audit;
 mod dfpn;
 mod hand;
 mod movegen;
@@ -133,6 +135,41 @@ impl MateSolver {
     /// Permille of the table in use (sampled).
     pub fn hashfull(&self) -> usize {
         self.table.hashfull()
+    }
+
+    /// Verifies, independently of the search's reasoning, that the side to move of `pos` mates
+    /// within `plies`: walks the whole proof tree the table suggests (re-proving what it lost),
+    /// enumerating every defender reply and checking every move and every final mate (see
+    /// `audit.rs`). Returns the longest line of the verified tree, or why it failed (including
+    /// running past `max_positions`). Meant for tests and diagnostics, typically right after a
+    /// `solve` of the same position.
+    pub fn audit(&mut self, pos: &Position, plies: u16, max_positions: u64) -> Result<u16, String> {
+        let table = &mut self.table;
+        let pos = pos.clone();
+        std::thread::scope(|scope| {
+            let handle = std::thread::Builder::new()
+                .name("mate audit".to_string())
+                .stack_size(STACK_BYTES)
+                .spawn_scoped(scope, move || {
+                    let stop = AtomicBool::new(false);
+                    let budget = Budget {
+                        nodes: LINE_NODES * 10,
+                        deadline: None,
+                        use_stop: false,
+                    };
+                    let mut s = Search::new(pos, table, budget, &stop);
+                    let budget = Budget {
+                        nodes: LINE_NODES * 10,
+                        ..budget
+                    };
+                    audit::audit(&mut s, plies, budget, max_positions)
+                })
+                .expect("cannot start the mate audit thread");
+            match handle.join() {
+                Ok(r) => r,
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
     }
 
     /// Can the side to move of `pos` force mate? `stop` (set from another thread) ends the search
