@@ -2,10 +2,14 @@
 //!
 //! Every returned line is replayed here, independently of the solver: every attacker move is
 //! legal and checks, every defender move is legal, and the last position is checkmate (in check,
-//! no legal move). Rows without the `TSUME_` prefix must come out at exactly `mate_plies` (the
-//! shortest mate, all interpositions counted); `TSUME_` rows need a verified mate of any length
-//! (the published length ignores futile interpositions); the lengths are printed. No-mate rows
-//! must never produce a mate.
+//! no legal move). The whole proof tree behind it is then audited (`MateSolver::audit`: every
+//! defender reply at every node enumerated by the move generator, every leaf checked to be
+//! mate), so a line is never only one lucky branch. Rows without the `TSUME_` prefix must come
+//! out at exactly `mate_plies` (the shortest mate, all interpositions counted); `TSUME_` rows need
+//! a verified mate of any length (the published length ignores futile interpositions); the
+//! lengths are printed. No-mate rows must never produce a mate that short. Besides the data
+//! files: random small positions against a plain search, a table shared between black and white
+//! attackers, and the stop flag and limits.
 //!
 //! Budgets (nodes per problem; each problem starts from an empty table of [`TABLE_MB`] MiB,
 //! [`LONG_TABLE_MB`] for the long ones):
