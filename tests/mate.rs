@@ -625,9 +625,10 @@ fn stop_deadline_and_nodes_end_the_search() {
 
 /// The table is kept between `solve` calls. After a search in which black attacks, positions of
 /// that search asked with white to move and attacking get the same answers as from an empty
-/// table (the table must not mistake black's results for white's).
+/// table (the table must not mistake black's results for white's); and so do positions that
+/// differ from an earlier one only in the defender's hand.
 #[test]
-fn table_is_shared_safely_between_attackers() {
+fn table_is_shared_safely() {
     let stop = AtomicBool::new(false);
     let limits = MateLimits {
         nodes: Some(200_000),
@@ -665,4 +666,36 @@ fn table_is_shared_safely_between_attackers() {
         }
     }
     assert!(compared > 10, "{compared}");
+
+    // The same board and attacker hand with different pieces in play: the defender's hand (which
+    // the table does not store) differs, and so may the answer.
+    for (a, b) in [
+        (
+            "3sks3/9/4S4/9/9/8B/9/9/9 b S 1",
+            "3sks3/9/4S4/9/9/8B/9/9/9 b Sg 1",
+        ),
+        (
+            "3sks3/9/4S4/9/9/8B/9/9/9 b S 1",
+            "3sks3/9/4S4/9/9/8B/9/9/9 b S2l 1",
+        ),
+        (
+            "9/4k4/9/4P4/9/9/9/9/9 b 2G 1",
+            "9/4k4/9/4P4/9/9/9/9/9 b 2Gp 1",
+        ),
+    ] {
+        let brief = |r: &MateResult| match r {
+            MateResult::Mate(l) => format!("mate {}", l.len()),
+            other => format!("{other:?}"),
+        };
+        shared.clear();
+        let first = shared.solve(&Position::from_sfen(a).unwrap(), &limits, &stop);
+        let pos = Position::from_sfen(b).unwrap();
+        fresh.clear();
+        assert_eq!(
+            brief(&shared.solve(&pos, &limits, &stop)),
+            brief(&fresh.solve(&pos, &limits, &stop)),
+            "{b} after {a} ({})",
+            brief(&first)
+        );
+    }
 }

@@ -56,6 +56,30 @@ pub(crate) const MAX_PLY: u16 = 2000;
 /// The key salt of searches in which white attacks (bit 0, the side-to-move bit of board keys,
 /// left alone).
 const WHITE_ATTACKS: u64 = 0x5bd1_e995_7f4a_7c14;
+
+/// A salt for the pieces in play: how many of each kind exist on the board and in both hands
+/// (see [`Search::key`]).
+fn material_salt(pos: &Position) -> u64 {
+    let mut counts = [0u64; PieceType::NUM];
+    for c in Color::ALL {
+        for pt in PieceType::HAND {
+            counts[pt.index()] += u64::from(pos.hand(c).count(pt));
+        }
+    }
+    for sq in crate::types::Square::ALL {
+        if let Some(pc) = pos.piece_on(sq) {
+            counts[pc.piece_type().unpromote().index()] += 1;
+        }
+    }
+    let mut h = 0u64;
+    for pt in PieceType::HAND {
+        h = (h ^ counts[pt.index()])
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(23);
+    }
+    h & !1
+}
+
 /// `rep` of a result that rests on no repetition.
 const NO_REP: u16 = u16::MAX;
 
@@ -243,14 +267,16 @@ pub(crate) struct Search<'a> {
 impl<'a> Search<'a> {
     pub fn new(pos: Position, tt: &'a mut Table, budget: Budget, stop: &'a AtomicBool) -> Self {
         let attacker = pos.side_to_move();
+        let salt = material_salt(&pos)
+            ^ match attacker {
+                Color::Black => 0,
+                Color::White => WHITE_ATTACKS,
+            };
         Search {
             pos,
             tt,
             attacker,
-            salt: match attacker {
-                Color::Black => 0,
-                Color::White => WHITE_ATTACKS,
-            },
+            salt,
             nodes: 0,
             budget,
             stop,
@@ -264,9 +290,11 @@ impl<'a> Search<'a> {
     }
 
     /// The key of the current position for the table and the path: the board key, salted with
-    /// the attacker's colour. The table outlives a search, and the same board with the same side
-    /// to move is an attacker node when that side attacks but a defender node when it defends:
-    /// the two must not share entries.
+    /// the attacker's colour and the pieces in play. The table outlives a search, and results
+    /// are only valid among searches that agree on both: the same board with the same side to
+    /// move is an attacker node when that side attacks but a defender node when it defends; and
+    /// the defender's hand, which the table does not store, is whatever the board and the
+    /// attacker's hand leave of the pieces in play (composed problems often leave pieces out).
     #[inline(always)]
     pub fn key(&self) -> u64 {
         self.pos.board_key() ^ self.salt
