@@ -36,9 +36,12 @@
 //!    then the shortest) or the limits are reached (the best line found is still returned). With
 //!    no limits at all this phase gets [`SHORTEN_FACTOR`] times the nodes of the first phase, at
 //!    least [`SHORTEN_MIN`], so that `go mate infinite` answers once a mate is found.
-//! 3. The line: shortest mate for the attacker, longest resistance for the defender (see
-//!    `pv.rs`), checked move by move before it is returned. (The line of the first proof is
-//!    taken as soon as it is found, and returned if the shorter one cannot be walked.)
+//! 3. The line, from a walk of the whole proof tree that verifies it move by move (`audit.rs`):
+//!    the tree's moves for the attacker, the longest branch for the defender. Its length is at
+//!    least the true mate length and at most the proven one, so it is exact (shortest mate,
+//!    longest resistance) when phase 2 completed. (The line of the first proof is taken as soon
+//!    as it is found, by a cheaper walk of the table (`pv.rs`), and returned if the tree cannot
+//!    be walked.)
 
 mod audit;
 mod dfpn;
@@ -62,6 +65,8 @@ pub const SHORTEN_MIN: u64 = 2_000_000;
 /// deadline do not cut it short). The line of the first proof is taken right after it, while the
 /// table holds it all, and kept in case the line of a shorter mate cannot be walked.
 const LINE_NODES: u64 = 2_000_000;
+/// Positions the walk of the proof tree for the line may visit.
+const AUDIT_POSITIONS: u64 = 20_000_000;
 /// Stack of the search thread (the search recurses once per ply, up to `MAX_PLY`).
 const STACK_BYTES: usize = 64 << 20;
 
@@ -232,16 +237,14 @@ fn solve_with(
     }
     info.first_len = Some(v.len);
 
-    // The line of this first proof, while the table holds it all: kept in case the line of a
+    // The line of this first proof, while the table holds it all: kept in case the tree of a
     // shorter mate found later cannot be walked within its budget.
     let walk = Budget {
         nodes: s.nodes.saturating_add(LINE_NODES),
         deadline: None,
         use_stop: false,
     };
-    let first = pv::extract(&mut s, v.len, false, walk, None)
-        .map(|line| line.moves)
-        .filter(|moves| verify_line(&root, moves).is_ok());
+    let first = pv::extract(&mut s, v.len, walk).filter(|moves| verify_line(&root, moves).is_ok());
 
     // 2. The shortest.
     s.budget = budget;
@@ -250,21 +253,21 @@ fn solve_with(
             .nodes
             .saturating_add(s.nodes.saturating_mul(SHORTEN_FACTOR).max(SHORTEN_MIN));
     }
-    let optional = s.budget;
     let (len, shortest) = pv::shorten(&mut s, v.len);
 
-    // 3. The line.
+    // 3. The line, from the verified proof tree.
     let walk = Budget {
         nodes: s.nodes.saturating_add(LINE_NODES),
         ..walk
     };
-    let line = pv::extract(&mut s, len, shortest, walk, Some(optional))
-        .filter(|line| verify_line(&root, &line.moves).is_ok());
+    let line = audit::line(&mut s, len, walk, AUDIT_POSITIONS)
+        .ok()
+        .filter(|moves| verify_line(&root, moves).is_ok());
     info.nodes = s.nodes;
     match (line, first) {
         (Some(line), _) => {
-            info.shortest = line.exact;
-            (MateResult::Mate(line.moves), info)
+            info.shortest = shortest;
+            (MateResult::Mate(line), info)
         }
         (None, Some(first)) => (MateResult::Mate(first), info),
         (None, None) => {

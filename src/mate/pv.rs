@@ -5,14 +5,12 @@
 //! shortest: a depth-limited disproof) or the budget runs out. The table keeps proofs and
 //! disproofs with their lengths and depths, so each round reuses the work of the earlier ones.
 //!
-//! [`extract`] then walks the line from the root with the number of plies left (`budget`):
-//! - at an attacker node, the check whose proven mate is shortest (read from the table; a node
-//!   whose children were overwritten is searched again);
-//! - at a defender node, the reply that resists longest. Every reply is proven within
-//!   `budget - 1`; the table's lengths are upper bounds, so the reply with the largest one is
-//!   confirmed by failing to find a mate two plies shorter below it, else its bound drops and the
-//!   next candidate is tried. Once that confirmation runs out of budget, the largest bound is
-//!   taken (the line is still a forced mate, only possibly not the longest resistance).
+//! The line itself normally comes from the audit of the proof tree (`audit.rs`). [`extract`] is
+//! the cheap fallback that walks a single line from the root with the number of plies left
+//! (`budget`), read from the table (nodes whose children were overwritten are searched again):
+//! at an attacker node the check whose proven mate is shortest, at a defender node the reply
+//! with the largest bound. The table's lengths are upper bounds, so that line is a forced mate
+//! but not necessarily the longest resistance.
 
 use super::dfpn::{Budget, Search};
 use super::movegen;
@@ -35,27 +33,12 @@ pub(crate) fn shorten(s: &mut Search, mut len: u16) -> (u16, bool) {
     (len, true)
 }
 
-/// A mating line and whether it is known to be both the shortest mate and the longest
-/// resistance.
-pub(crate) struct Line {
-    pub moves: Vec<Move>,
-    pub exact: bool,
-}
-
-/// Walks the mating line of the current position, proven within `len` plies (`exact`: `len` is
-/// the shortest mate). `required` bounds the searches the line cannot do without (re-proving
-/// nodes the table lost); `optional` those that only confirm the longest resistance (None: take
-/// the largest bounds unconfirmed). Returns None if a needed proof could not be re-established.
-pub(crate) fn extract(
-    s: &mut Search,
-    len: u16,
-    exact: bool,
-    required: Budget,
-    optional: Option<Budget>,
-) -> Option<Line> {
+/// Walks a mating line of the current position, proven within `len` plies, from the table: the
+/// attacker's shortest proven check, the defender's reply with the largest bound. `required`
+/// bounds the searches that re-prove nodes the table lost. Returns None if a needed proof could
+/// not be re-established.
+pub(crate) fn extract(s: &mut Search, len: u16, required: Budget) -> Option<Vec<Move>> {
     let mut moves = Vec::new();
-    let mut exact = exact;
-    let mut confirm = optional.is_some();
     let mut budget = len;
     let base = s.path.len();
     let mated = loop {
@@ -69,15 +52,11 @@ pub(crate) fn extract(
             if replies.is_empty() {
                 break true;
             }
-            let optional = optional.unwrap_or(required);
-            defender_step(s, budget, &replies, required, optional, &mut confirm)
+            defender_step(s, budget, &replies, required)
         };
         let Some((m, child_len)) = step else {
             break false;
         };
-        if child_len + 1 != budget {
-            exact = false;
-        }
         s.path.push(key, hand);
         s.pos.do_move(m);
         moves.push(m);
@@ -88,10 +67,7 @@ pub(crate) fn extract(
         s.path.pop();
     }
     debug_assert_eq!(s.path.len(), base);
-    mated.then_some(Line {
-        exact: exact && confirm,
-        moves,
-    })
+    mated.then_some(moves)
 }
 
 /// The attacker's move with the shortest mate within `budget` plies, and that mate's length
@@ -129,23 +105,20 @@ fn attacker_step(s: &mut Search, budget: u16, required: Budget) -> Option<(Move,
     None
 }
 
-/// The defender's reply that resists longest within `budget` plies, and its mate length.
+/// The defender's reply with the largest proven bound within `budget` plies, and that bound.
 fn defender_step(
     s: &mut Search,
     budget: u16,
     replies: &[Move],
     required: Budget,
-    optional: Budget,
-    confirm: &mut bool,
 ) -> Option<(Move, u16)> {
     if budget == 0 {
         return None;
     }
     let hand = s.attacker_hand();
-    let mut bounds: Vec<(Move, u16)> = Vec::with_capacity(replies.len());
+    let mut best: Option<(Move, u16)> = None;
     for &m in replies {
-        let ckey = s.key_after(m);
-        let p = s.tt.probe(ckey, hand, budget - 1, 1, 1);
+        let p = s.tt.probe(s.key_after(m), hand, budget - 1, 1, 1);
         let len = if p.pn == 0 {
             p.len
         } else {
@@ -156,26 +129,11 @@ fn defender_step(
             }
             v.len
         };
-        bounds.push((m, len));
+        if best.is_none_or(|(_, l)| len > l) {
+            best = Some((m, len));
+        }
     }
-    loop {
-        let i = (0..bounds.len()).max_by_key(|&i| bounds[i].1)?;
-        let (m, len) = bounds[i];
-        if !*confirm || len < 3 {
-            return Some((m, len));
-        }
-        s.budget = optional;
-        let v = below(s, m, |s| s.run(len - 2));
-        if v.is_disproven() {
-            return Some((m, len));
-        }
-        if v.is_proven() {
-            bounds[i].1 = v.len;
-            continue;
-        }
-        *confirm = false;
-        return Some((m, len));
-    }
+    best
 }
 
 /// Runs `f` in the position after `m` (the current position put on the line first).
