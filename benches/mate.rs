@@ -120,11 +120,12 @@ fn main() {
         let info = solver.info();
         let what = match result {
             MateResult::Mate(line) => format!(
-                "mate {}{} (first {} in {})",
+                "mate {}{} (first {} in {}, proven {})",
                 line.len(),
                 if info.shortest { " shortest" } else { "" },
                 info.first_len.unwrap_or(0),
-                info.first_nodes
+                info.first_nodes,
+                info.proven_len.unwrap_or(0)
             ),
             other => format!("{other:?}"),
         };

@@ -102,6 +102,8 @@ pub struct MateInfo {
     pub first_len: Option<u16>,
     /// Nodes searched until that first proof (or the end of the first phase).
     pub first_nodes: u64,
+    /// The shortest mate length proven (after shortening); the line is at most this long.
+    pub proven_len: Option<u16>,
     /// Whether the returned line is proven to be the shortest mate with the longest resistance.
     pub shortest: bool,
 }
@@ -254,6 +256,7 @@ fn solve_with(
             .saturating_add(s.nodes.saturating_mul(SHORTEN_FACTOR).max(SHORTEN_MIN));
     }
     let (len, shortest) = pv::shorten(&mut s, v.len);
+    info.proven_len = Some(len);
 
     // 3. The line, from the verified proof tree.
     let walk = Budget {
