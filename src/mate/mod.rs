@@ -39,9 +39,11 @@
 //! 3. The line, from a walk of the whole proof tree that verifies it move by move (`audit.rs`):
 //!    the tree's moves for the attacker, the longest branch for the defender. Its length is at
 //!    least the true mate length and at most the proven one, so it is exact (shortest mate,
-//!    longest resistance) when phase 2 completed. (The line of the first proof is taken as soon
-//!    as it is found, by a cheaper walk of the table (`pv.rs`), and returned if the tree cannot
-//!    be walked.)
+//!    longest resistance) when phase 2 completed. The tree of the first proof is walked as soon
+//!    as it is found, while the table holds it all, and its line is returned if the shorter
+//!    mate's tree cannot be walked (the table may have lost too much of it). Only if even the
+//!    first tree is too large to walk is the line read from the table alone (`pv.rs`), and then
+//!    its defender moves may not resist longest.
 
 mod audit;
 mod dfpn;
@@ -83,8 +85,9 @@ pub struct MateLimits {
 /// The answer to a mate question.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MateResult {
-    /// A mating line: the attacker's checks and the defender's longest resistance, ending in
-    /// checkmate.
+    /// A mating line ending in checkmate: the attacker's checks and the defender's longest
+    /// resistance against them. It is never shorter than the true (shortest forced) mate, and
+    /// is exactly that long when [`MateInfo::shortest`] says so.
     Mate(Vec<Move>),
     /// Proven: no mate exists (no sequence of checks forces one).
     NoMate,
@@ -240,13 +243,20 @@ fn solve_with(
     info.first_len = Some(v.len);
 
     // The line of this first proof, while the table holds it all: kept in case the tree of a
-    // shorter mate found later cannot be walked within its budget.
+    // shorter mate found later cannot be walked within its budget. (If even this tree is too
+    // big to walk, a single line read from the table, whose defender moves may not resist
+    // longest.)
     let walk = Budget {
         nodes: s.nodes.saturating_add(LINE_NODES),
         deadline: None,
         use_stop: false,
     };
-    let first = pv::extract(&mut s, v.len, walk).filter(|moves| verify_line(&root, moves).is_ok());
+    // (moves, whether they come from the verified tree)
+    let first = match audit::line(&mut s, v.len, walk, AUDIT_POSITIONS) {
+        Ok(moves) => Some((moves, true)),
+        Err(_) => pv::extract(&mut s, v.len, walk).map(|moves| (moves, false)),
+    }
+    .filter(|(moves, _)| verify_line(&root, moves).is_ok());
 
     // 2. The shortest.
     s.budget = budget;
@@ -258,21 +268,24 @@ fn solve_with(
     let (len, shortest) = pv::shorten(&mut s, v.len);
     info.proven_len = Some(len);
 
-    // 3. The line, from the verified proof tree.
+    // 3. The line, from the verified proof tree (unless the first one is it already).
     let walk = Budget {
         nodes: s.nodes.saturating_add(LINE_NODES),
         ..walk
     };
-    let line = audit::line(&mut s, len, walk, AUDIT_POSITIONS)
-        .ok()
-        .filter(|moves| verify_line(&root, moves).is_ok());
+    let line = match &first {
+        Some((moves, true)) if len == v.len => Some(moves.clone()),
+        _ => audit::line(&mut s, len, walk, AUDIT_POSITIONS)
+            .ok()
+            .filter(|moves| verify_line(&root, moves).is_ok()),
+    };
     info.nodes = s.nodes;
     match (line, first) {
         (Some(line), _) => {
             info.shortest = shortest;
             (MateResult::Mate(line), info)
         }
-        (None, Some(first)) => (MateResult::Mate(first), info),
+        (None, Some((first, _))) => (MateResult::Mate(first), info),
         (None, None) => {
             debug_assert!(
                 false,
