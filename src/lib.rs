@@ -9,6 +9,7 @@ pub mod attacks;
 pub mod bench;
 pub mod bitboard;
 pub mod eval;
+pub mod mate;
 pub mod perft;
 pub mod position;
 pub mod search;

@@ -6,6 +6,7 @@
 //! staged move generation), `see.rs` (static exchange evaluation), `rules.rs` (repetition,
 //! declaration and move-limit verdicts).
 
+mod mate1;
 mod movegen;
 mod rules;
 pub mod see;

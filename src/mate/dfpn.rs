@@ -1,0 +1,839 @@
+//! Depth-first proof-number search (df-pn) over the checks of the attacker and the replies of the
+//! defender.
+//!
+//! The attacker's nodes are OR nodes (one mating check suffices), the defender's AND nodes (every
+//! reply must be mated). Each node has a proof number `pn` (how much work a proof still seems to
+//! need) and a disproof number `dn`; `mid` searches below a node until one of them reaches its
+//! threshold, always descending into the most promising child with thresholds widened by the
+//! 1+epsilon trick (the second-best child's number times 1.25, plus one), so that the search does
+//! not bounce between two siblings of nearly equal value.
+//!
+//! Refinements:
+//! - **Remaining depth.** Every call carries the plies left (`depth`); a proof records the length
+//!   of the mate it found and a disproof the depth up to which it holds, so the same table serves
+//!   the unlimited search and the depth-limited ones that establish the shortest mate. An
+//!   unlimited search runs with [`MAX_PLY`] plies, which also bounds the recursion.
+//! - **Hands.** Results are stored with proof and disproof hands (see `hand.rs`) and found again
+//!   for any hand they cover (hand superiority).
+//! - **Short mates at the leaves.** A new attacker node first asks [`Position::mate_in_one`]; a
+//!   new defender node probes each reply for a mate in one, so a mate in three is found on
+//!   expansion; an attacker node with 3 or 4 plies left settles the mate in three directly
+//!   (`mate_in_three`), without the table.
+//! - **Initial numbers.** In an unlimited search, a new defender node starts with the number of
+//!   squares its replies go to as its proof number (df-pn+ style); interposing drops of several
+//!   kinds on one square count once in a defender node's proof number (`aggregate_and`).
+//! - **Repetitions.** A child that repeats a position of the current line, or has the same board
+//!   as one with the attacker holding no less in hand, is disproven: a mate exists only if one
+//!   without such a cycle does (the cycle can be cut out of any proof), and perpetual check loses
+//!   for the attacker anyway. Such a disproof depends on the line it was found on (the
+//!   graph-history interaction), so it carries the ply of the earliest repeated position (`rep`).
+//!   While that position lies above a node, the node's disproof is returned to its parent (which
+//!   keeps it for the rest of its own search) but not stored: the table keeps the node's earlier
+//!   estimate, which is what the node is worth reached by another line. Once the search unwinds
+//!   to the repeated position itself, the cycle lies wholly inside the node's own subtree, the
+//!   disproof holds from any history, and it is stored as final. Proofs never rest on
+//!   repetitions, so they are always stored.
+
+use super::hand as hands;
+use super::movegen;
+use super::table::{Probe, Table};
+use crate::attacks;
+use crate::position::Position;
+use crate::types::{Color, Hand, Move, MoveKind, PieceType};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// A final proof or disproof number.
+pub(crate) const INF: u32 = u32::MAX;
+/// The largest proof or disproof number of an unresolved node.
+pub(crate) const PN_MAX: u32 = INF - 1;
+/// Depth of validity of a disproof that no depth limit took part in.
+pub(crate) const UNLIMITED: u16 = u16::MAX;
+/// The remaining depth of an unlimited search (and the deepest line it follows).
+pub(crate) const MAX_PLY: u16 = 2000;
+/// The key salt of searches in which white attacks (bit 0, the side-to-move bit of board keys,
+/// left alone).
+const WHITE_ATTACKS: u64 = 0x5bd1_e995_7f4a_7c14;
+
+/// A salt for the pieces in play: how many of each kind exist on the board and in both hands
+/// (see [`Search::key`]).
+fn material_salt(pos: &Position) -> u64 {
+    let mut counts = [0u64; PieceType::NUM];
+    for c in Color::ALL {
+        for pt in PieceType::HAND {
+            counts[pt.index()] += u64::from(pos.hand(c).count(pt));
+        }
+    }
+    for sq in crate::types::Square::ALL {
+        if let Some(pc) = pos.piece_on(sq) {
+            counts[pc.piece_type().unpromote().index()] += 1;
+        }
+    }
+    let mut h = 0u64;
+    for pt in PieceType::HAND {
+        h = (h ^ counts[pt.index()])
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(23);
+    }
+    h & !1
+}
+
+/// `rep` of a result that rests on no repetition.
+const NO_REP: u16 = u16::MAX;
+
+/// The value of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Value {
+    pub pn: u32,
+    pub dn: u32,
+    /// Proof hand (proven), disproof hand (disproven), the node's attacker hand otherwise.
+    pub hand: Hand,
+    /// Mate length (proven) or depth of validity (disproven).
+    pub len: u16,
+    /// For a disproof resting on a repetition of the current line: the ply of the earliest
+    /// repeated position that lies above the node; `NO_REP` otherwise.
+    pub rep: u16,
+    /// The proving move (proven attacker nodes).
+    pub best: Option<Move>,
+}
+
+impl Value {
+    fn unknown(pn: u32, dn: u32, hand: Hand) -> Value {
+        Value {
+            pn,
+            dn,
+            hand,
+            len: 0,
+            rep: NO_REP,
+            best: None,
+        }
+    }
+
+    fn proven(hand: Hand, len: u16, best: Option<Move>) -> Value {
+        Value {
+            pn: 0,
+            dn: INF,
+            hand,
+            len,
+            rep: NO_REP,
+            best,
+        }
+    }
+
+    fn disproven(hand: Hand, len: u16, rep: u16) -> Value {
+        Value {
+            pn: INF,
+            dn: 0,
+            hand,
+            len,
+            rep,
+            best: None,
+        }
+    }
+
+    fn from_probe(p: Probe) -> Value {
+        Value {
+            pn: p.pn,
+            dn: p.dn,
+            hand: p.hand,
+            len: p.len,
+            rep: NO_REP,
+            best: p.best,
+        }
+    }
+
+    #[inline(always)]
+    pub fn is_proven(&self) -> bool {
+        self.pn == 0
+    }
+
+    #[inline(always)]
+    pub fn is_disproven(&self) -> bool {
+        self.dn == 0
+    }
+}
+
+/// One move of a node being searched, with what is known of the position it leads to.
+#[derive(Clone, Copy)]
+struct Child {
+    mv: Move,
+    /// Board key after the move.
+    key: u64,
+    /// Attacker's hand after the move.
+    hand: Hand,
+    v: Value,
+    /// The value rests on a repetition of the current line: keep it, do not re-read the table.
+    sticky: bool,
+}
+
+/// Zobrist keys are already uniformly distributed: hash them as they are.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// The positions of the current line, for repetition detection.
+#[derive(Default)]
+pub(crate) struct Path {
+    /// (board key, attacker hand) by ply.
+    stack: Vec<(u64, Hand)>,
+    /// How often each board key occurs on the stack.
+    count: HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>,
+}
+
+impl Path {
+    pub fn len(&self) -> usize {
+        self.stack.len()
+    }
+
+    pub fn push(&mut self, key: u64, hand: Hand) {
+        self.stack.push((key, hand));
+        *self.count.entry(key).or_insert(0) += 1;
+    }
+
+    pub fn pop(&mut self) {
+        let (key, _) = self.stack.pop().expect("a position on the path");
+        if let Some(n) = self.count.get_mut(&key) {
+            *n -= 1;
+            if *n == 0 {
+                self.count.remove(&key);
+            }
+        }
+    }
+
+    /// The ply of the deepest position on the line with this board and an attacker hand that
+    /// dominates `hand` (the attacker is no better off now), if any.
+    #[inline]
+    pub fn repeats(&self, key: u64, hand: Hand) -> Option<u16> {
+        if !self.count.contains_key(&key) {
+            return None;
+        }
+        self.stack
+            .iter()
+            .rposition(|&(k, h)| k == key && h.dominates(hand))
+            .map(|i| i as u16)
+    }
+}
+
+/// When to give up.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budget {
+    /// Stop once the node count reaches this.
+    pub nodes: u64,
+    pub deadline: Option<Instant>,
+    /// Whether the caller's stop flag counts.
+    pub use_stop: bool,
+}
+
+/// The search state: the position, the table, the current line, the counters.
+pub(crate) struct Search<'a> {
+    pub pos: Position,
+    pub tt: &'a mut Table,
+    /// The side that checks.
+    pub attacker: Color,
+    /// Xored into every key (see [`Search::key`]).
+    salt: u64,
+    pub nodes: u64,
+    pub budget: Budget,
+    stop: &'a AtomicBool,
+    /// Set once the budget is spent; every `mid` then unwinds at once.
+    pub aborted: bool,
+    /// Give a new defender node the number of squares its replies go to as its initial proof
+    /// number (set for unlimited searches: it finds first proofs faster, but slows down the
+    /// exhaustive depth-limited searches that establish the shortest mate).
+    count_replies: bool,
+    pub path: Path,
+    /// Per-ply child lists, reused.
+    pool: Vec<Vec<Child>>,
+    /// Scratch move lists.
+    moves: Vec<Move>,
+    replies: Vec<Move>,
+}
+
+impl<'a> Search<'a> {
+    pub fn new(pos: Position, tt: &'a mut Table, budget: Budget, stop: &'a AtomicBool) -> Self {
+        let attacker = pos.side_to_move();
+        let salt = material_salt(&pos)
+            ^ match attacker {
+                Color::Black => 0,
+                Color::White => WHITE_ATTACKS,
+            };
+        Search {
+            pos,
+            tt,
+            attacker,
+            salt,
+            nodes: 0,
+            budget,
+            stop,
+            aborted: false,
+            count_replies: false,
+            path: Path::default(),
+            pool: Vec::new(),
+            moves: Vec::with_capacity(crate::position::MAX_MOVES),
+            replies: Vec::with_capacity(crate::position::MAX_MOVES),
+        }
+    }
+
+    /// The key of the current position for the table and the path: the board key, salted with
+    /// the attacker's colour and the pieces in play. The table outlives a search, and results
+    /// are only valid among searches that agree on both: the same board with the same side to
+    /// move is an attacker node when that side attacks but a defender node when it defends; and
+    /// the defender's hand, which the table does not store, is whatever the board and the
+    /// attacker's hand leave of the pieces in play (composed problems often leave pieces out).
+    #[inline(always)]
+    pub fn key(&self) -> u64 {
+        self.pos.board_key() ^ self.salt
+    }
+
+    /// [`Search::key`] of the position after `m`.
+    #[inline(always)]
+    pub fn key_after(&self, m: Move) -> u64 {
+        movegen::board_key_after(&self.pos, m) ^ self.salt
+    }
+
+    /// The attacker's hand in the current position.
+    #[inline(always)]
+    pub fn attacker_hand(&self) -> Hand {
+        self.pos.hand(self.attacker)
+    }
+
+    /// Checks the budget (every 1024 nodes).
+    #[inline(always)]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.poll();
+        }
+    }
+
+    fn poll(&mut self) {
+        if self.nodes >= self.budget.nodes
+            || (self.budget.use_stop && self.stop.load(Ordering::Relaxed))
+            || self.budget.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            self.aborted = true;
+        }
+    }
+
+    /// Searches the current position (the line to it already on `path`) until it is proven or
+    /// disproven within `depth` plies or the budget runs out.
+    pub fn run(&mut self, depth: u16) -> Value {
+        self.aborted = false;
+        self.count_replies = depth >= MAX_PLY;
+        self.poll();
+        let key = self.key();
+        let hand = self.attacker_hand();
+        let p = self.tt.probe(key, hand, depth, 1, 1);
+        if p.pn == 0 || p.dn == 0 {
+            return Value::from_probe(p);
+        }
+        if self.aborted {
+            return Value::unknown(p.pn, p.dn, hand);
+        }
+        let ply = self.path.len() as u16;
+        self.path.push(key, hand);
+        let v = self.mid(ply, depth, INF, INF);
+        self.path.pop();
+        v
+    }
+
+    /// The attacker's hand after the attacker's move `m` from the current position.
+    #[inline]
+    pub fn hand_after_attack(&self, hand: Hand, m: Move) -> Hand {
+        match m.kind() {
+            MoveKind::Drop { piece, .. } => hands::minus(hand, piece),
+            MoveKind::Normal { to, .. } => match self.pos.piece_on(to) {
+                Some(cap) => hands::plus(hand, cap.piece_type().unpromote()),
+                None => hand,
+            },
+        }
+    }
+
+    /// A hand before the attacker's move `m` (current position) from the matching hand after it:
+    /// plus the dropped piece, minus the captured one.
+    #[inline]
+    fn hand_before_attack(&self, after: Hand, m: Move) -> Hand {
+        match m.kind() {
+            MoveKind::Drop { piece, .. } => hands::plus(after, piece),
+            MoveKind::Normal { to, .. } => match self.pos.piece_on(to) {
+                Some(cap) => hands::minus(after, cap.piece_type().unpromote()),
+                None => after,
+            },
+        }
+    }
+
+    /// At a defender node in check: the attacker pieces a proof must keep so that the defender
+    /// gains no interposition (every kind the defender lacks, when the check can be blocked).
+    fn interposition_hand(&self) -> Hand {
+        let defender = self.pos.side_to_move();
+        let checkers = self.pos.checkers();
+        if checkers.more_than_one() {
+            return Hand::EMPTY;
+        }
+        let (Some(checker), Some(k)) = (checkers.lsb(), self.pos.king_square(defender)) else {
+            return Hand::EMPTY;
+        };
+        if attacks::between(k, checker).is_empty() {
+            return Hand::EMPTY;
+        }
+        let theirs = self.pos.hand(defender);
+        let ours = self.pos.hand(self.attacker);
+        let mut p = Hand::EMPTY;
+        for pt in PieceType::HAND {
+            if theirs.count(pt) == 0 && ours.count(pt) > 0 {
+                p = hands::with(p, pt, ours.count(pt));
+            }
+        }
+        p
+    }
+
+    /// The value of the current attacker node, mated at once by `m`.
+    fn mate_in_one_value(&mut self, m: Move) -> Value {
+        let hand = self.attacker_hand();
+        self.pos.do_move(m);
+        self.count_node();
+        let leaf = self.interposition_hand();
+        self.pos.undo_move(m);
+        let p = hands::min(self.hand_before_attack(leaf, m), hand);
+        Value::proven(p, 1, Some(m))
+    }
+
+    /// At an attacker node with no mate in one and `depth` 3 or 4 plies left: the mate in three
+    /// (or the depth-limited disproof). Each of `checks` is tried against every reply with
+    /// `mate_in_one`, without the table. No repetition rule is needed: a proof holds whatever
+    /// the line, and the disproof rests on trying everything.
+    fn mate_in_three(&mut self, checks: &[Move], depth: u16) -> Value {
+        let hand = self.attacker_hand();
+        let mut replies = std::mem::take(&mut self.replies);
+        let mut result = Value::disproven(hand, depth, NO_REP);
+        for &m in checks {
+            self.pos.do_move(m);
+            self.count_node();
+            replies.clear();
+            movegen::all_legal(&self.pos, &mut replies);
+            // What the proof needs below this check.
+            let mut need = self.interposition_hand();
+            let mut mated = true;
+            for &r in &replies {
+                self.pos.do_move(r);
+                self.count_node();
+                match self.pos.mate_in_one() {
+                    Some(m1) => need = hands::max(need, self.mate_in_one_value(m1).hand),
+                    None => mated = false,
+                }
+                self.pos.undo_move(r);
+                if !mated {
+                    break;
+                }
+            }
+            self.pos.undo_move(m);
+            if mated {
+                let p = hands::min(self.hand_before_attack(need, m), hand);
+                let len = if replies.is_empty() { 1 } else { 3 };
+                result = Value::proven(p, len, Some(m));
+                break;
+            }
+        }
+        self.replies = replies;
+        result
+    }
+
+    /// Stores a node's value (not a disproof resting on a position above the node: see the
+    /// module docs).
+    fn store(&mut self, key: u64, hand: Hand, v: &Value, amount: u32) {
+        if v.pn == 0 {
+            self.tt.store_proven(key, v.hand, v.len, v.best, amount);
+        } else if v.dn == 0 {
+            if v.rep == NO_REP {
+                self.tt.store_disproven(key, v.hand, v.len, amount);
+            }
+        } else {
+            self.tt.store_unknown(key, hand, v.pn, v.dn, amount);
+        }
+    }
+
+    /// Searches the current node (at `ply`, already on the path) until its proof number reaches
+    /// `thpn`, its disproof number `thdn`, or it is resolved; stores and returns its value.
+    fn mid(&mut self, ply: u16, depth: u16, thpn: u32, thdn: u32) -> Value {
+        let start = self.nodes;
+        self.count_node();
+        let or = self.pos.side_to_move() == self.attacker;
+        let hand = self.attacker_hand();
+        let key = self.key();
+
+        // Expansion: the leaves first.
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
+        if or {
+            if depth == 0 {
+                self.moves = moves;
+                return Value::disproven(hand, 0, NO_REP);
+            }
+            if let Some(m) = self.pos.mate_in_one() {
+                self.moves = moves;
+                let v = self.mate_in_one_value(m);
+                self.tt.store_proven(key, v.hand, 1, Some(m), 1);
+                return v;
+            }
+            if depth <= 2 {
+                // `mate_in_one` finds every mate in one (and mates take an odd number of plies).
+                self.moves = moves;
+                let v = Value::disproven(hand, depth, NO_REP);
+                self.tt.store_disproven(key, hand, depth, 1);
+                return v;
+            }
+            movegen::checks(&self.pos, &mut moves);
+            if depth <= 4 && !moves.is_empty() {
+                let v = self.mate_in_three(&moves, depth);
+                self.moves = moves;
+                if v.is_proven() {
+                    self.tt.store_proven(key, v.hand, v.len, v.best, 1);
+                } else {
+                    self.tt.store_disproven(key, v.hand, v.len, 1);
+                }
+                return v;
+            }
+            if moves.is_empty() {
+                self.moves = moves;
+                // More of a kind already held adds no check; a kind not held would.
+                let mut d = hands::full();
+                for pt in PieceType::HAND {
+                    if !hand.has(pt) {
+                        d = hands::with(d, pt, 0);
+                    }
+                }
+                let v = Value::disproven(d, UNLIMITED, NO_REP);
+                self.tt.store_disproven(key, d, UNLIMITED, 1);
+                return v;
+            }
+        } else {
+            movegen::all_legal(&self.pos, &mut moves);
+            if moves.is_empty() {
+                self.moves = moves;
+                let p = self.interposition_hand();
+                let v = Value::proven(p, 0, None);
+                self.tt.store_proven(key, p, 0, None, 1);
+                return v;
+            }
+            if depth <= 1 {
+                // Not mated now, and no time left to mate: a reply that stays legal with more
+                // attacker pieces in hand (any board move, else a drop) keeps it so.
+                let d = match moves.iter().find(|m| !m.is_drop()) {
+                    Some(_) => hands::full(),
+                    None => {
+                        let pt = moves[0].dropped_piece();
+                        hands::with(hands::full(), pt, hand.count(pt))
+                    }
+                };
+                self.moves = moves;
+                let v = Value::disproven(d, depth, NO_REP);
+                self.tt.store_disproven(key, d, depth, 1);
+                return v;
+            }
+        }
+
+        // The children, as far as the path and the table know them.
+        if self.pool.len() <= ply as usize {
+            self.pool.resize_with(ply as usize + 1, Vec::new);
+        }
+        let mut children = std::mem::take(&mut self.pool[ply as usize]);
+        children.clear();
+        let child_depth = depth - 1;
+        let mut touched = false;
+        for &m in &moves {
+            let ckey = self.key_after(m);
+            let chand = if or {
+                self.hand_after_attack(hand, m)
+            } else {
+                hand
+            };
+            touched ^= self.tt.touch(ckey);
+            children.push(Child {
+                mv: m,
+                key: ckey,
+                hand: chand,
+                v: Value::unknown(1, 1, chand),
+                sticky: false,
+            });
+        }
+        std::hint::black_box(touched);
+        let mut n = 0;
+        while n < children.len() {
+            let mut c = children[n];
+            let (m, ckey, chand) = (c.mv, c.key, c.hand);
+            if let Some(rp) = self.path.repeats(ckey, chand) {
+                c.v = Value::disproven(chand, UNLIMITED, rp);
+                c.sticky = true;
+            } else {
+                let p = self.tt.probe(ckey, chand, child_depth, 1, 1);
+                c.v = Value::from_probe(p);
+                if !p.found && !or {
+                    // A new attacker node: look for a mate in one right away.
+                    self.pos.do_move(m);
+                    self.count_node();
+                    if let Some(m1) = self.pos.mate_in_one() {
+                        c.v = self.mate_in_one_value(m1);
+                        self.tt.store_proven(ckey, c.v.hand, 1, Some(m1), 1);
+                    } else if child_depth == 1 {
+                        c.v = Value::disproven(chand, 1, NO_REP);
+                        self.tt.store_disproven(ckey, chand, 1, 1);
+                    } else {
+                        self.tt.store_unknown(ckey, chand, 1, 1, 0);
+                    }
+                    self.pos.undo_move(m);
+                } else if !p.found && self.count_replies {
+                    // A new defender node: the more squares its replies go to, the harder it
+                    // seems to mate (a df-pn+ style initial proof number).
+                    self.pos.do_move(m);
+                    self.count_node();
+                    let mut replies = std::mem::take(&mut self.replies);
+                    replies.clear();
+                    movegen::all_legal(&self.pos, &mut replies);
+                    if replies.is_empty() {
+                        let p = self.interposition_hand();
+                        c.v = Value::proven(p, 0, None);
+                        self.tt.store_proven(ckey, p, 0, None, 1);
+                    } else {
+                        let mut targets = crate::bitboard::Bitboard::EMPTY;
+                        for r in &replies {
+                            targets.set(r.to());
+                        }
+                        let pn = targets.count();
+                        c.v = Value::unknown(pn, 1, chand);
+                        self.tt.store_unknown(ckey, chand, pn, 1, 0);
+                    }
+                    self.replies = replies;
+                    self.pos.undo_move(m);
+                }
+            }
+            children[n] = c;
+            n += 1;
+            if !or && c.v.is_disproven() {
+                // One refutation is enough.
+                break;
+            }
+        }
+        children.truncate(n);
+        self.moves = moves;
+
+        // The main loop. The children's values are read from the table once, above; after that
+        // each search below a child returns the child's new value, and only that changes (what
+        // transpositions change elsewhere is seen when this node is expanded again).
+        let (pn, dn) = loop {
+            let (pn, dn, best, second, share) = if or {
+                aggregate_or(&children)
+            } else {
+                aggregate_and(&children)
+            };
+            if pn == 0 || dn == 0 || pn >= thpn || dn >= thdn || self.aborted {
+                break (pn, dn);
+            }
+            let c = children[best];
+            let (cthpn, cthdn) = if or {
+                (thpn.min(widen(second)), child_threshold(thdn, dn, c.v.dn))
+            } else {
+                (child_threshold(thpn, pn, share), thdn.min(widen(second)))
+            };
+            self.pos.do_move(c.mv);
+            self.path.push(c.key, c.hand);
+            let v = self.mid(ply + 1, child_depth, cthpn, cthdn);
+            self.path.pop();
+            self.pos.undo_move(c.mv);
+            children[best].v = v;
+            children[best].sticky = v.dn == 0 && v.rep != NO_REP;
+        };
+
+        let mut v = if pn == 0 {
+            if or {
+                self.or_proof(&children)
+            } else {
+                self.and_proof(&children)
+            }
+        } else if dn == 0 {
+            if or {
+                self.or_disproof(&children, hand)
+            } else {
+                and_disproof(&children, hand)
+            }
+        } else {
+            Value::unknown(pn, dn, hand)
+        };
+        if v.dn == 0 && v.rep != NO_REP && v.rep >= ply {
+            // The repeated position is this one or below it: the cycle lies within this subtree.
+            v.rep = NO_REP;
+        }
+        let amount = (self.nodes - start).min(u32::MAX as u64) as u32;
+        self.store(key, hand, &v, amount);
+        self.pool[ply as usize] = children;
+        v
+    }
+
+    /// An attacker node with a proven child: the shortest proven mate.
+    fn or_proof(&self, children: &[Child]) -> Value {
+        let c = children
+            .iter()
+            .filter(|c| c.v.is_proven())
+            .min_by_key(|c| c.v.len)
+            .expect("a proven child");
+        let p = hands::min(
+            self.hand_before_attack(c.v.hand, c.mv),
+            self.attacker_hand(),
+        );
+        Value::proven(p, c.v.len.saturating_add(1), Some(c.mv))
+    }
+
+    /// A defender node whose replies are all proven.
+    fn and_proof(&self, children: &[Child]) -> Value {
+        let mut p = self.interposition_hand();
+        let mut len = 0;
+        for c in children {
+            p = hands::max(p, c.v.hand);
+            len = len.max(c.v.len);
+        }
+        Value::proven(p, len.saturating_add(1), None)
+    }
+
+    /// An attacker node whose checks are all disproven.
+    fn or_disproof(&self, children: &[Child], hand: Hand) -> Value {
+        let mut d = hands::full();
+        let mut len = UNLIMITED;
+        let mut rep = NO_REP;
+        for c in children {
+            d = hands::min(d, self.hand_before_attack(c.v.hand, c.mv));
+            len = len.min(c.v.len.saturating_add(1));
+            rep = rep.min(c.v.rep);
+        }
+        for pt in PieceType::HAND {
+            if !hand.has(pt) {
+                d = hands::with(d, pt, 0);
+            }
+        }
+        Value::disproven(d, len, rep)
+    }
+}
+
+/// A defender node with a disproven reply: the refutation that depends least on the line (no
+/// repetition, then the deepest validity).
+fn and_disproof(children: &[Child], hand: Hand) -> Value {
+    let c = children
+        .iter()
+        .filter(|c| c.v.is_disproven())
+        .max_by_key(|c| (c.v.rep == NO_REP, c.v.rep, c.v.len))
+        .expect("a disproven child");
+    let mut d = c.v.hand;
+    if c.mv.is_drop() {
+        // The defender must still hold the piece it drops.
+        let pt = c.mv.dropped_piece();
+        d = hands::with(d, pt, d.count(pt).min(hand.count(pt)));
+    }
+    Value::disproven(d, c.v.len.saturating_add(1), c.v.rep)
+}
+
+/// (pn, dn, index of the child to search, second-smallest pn) of an attacker node.
+#[inline]
+fn aggregate_or(children: &[Child]) -> (u32, u32, usize, u32, u32) {
+    let mut pn = INF;
+    let mut second = INF;
+    let mut dn: u64 = 0;
+    let mut best = 0;
+    for (i, c) in children.iter().enumerate() {
+        if c.v.pn < pn {
+            second = pn;
+            pn = c.v.pn;
+            best = i;
+        } else if c.v.pn < second {
+            second = c.v.pn;
+        }
+        dn += c.v.dn as u64;
+    }
+    if pn == 0 {
+        return (0, INF, best, second, 0);
+    }
+    if dn == 0 {
+        return (INF, 0, best, second, 0);
+    }
+    (pn, dn.min(PN_MAX as u64) as u32, best, second, 0)
+}
+
+/// (pn, dn, index of the child to search, second-smallest dn, the share of the child to search
+/// in pn) of a defender node.
+///
+/// Adjacent drops on one square (the generator emits the silver, gold, bishop and rook drops of a
+/// square together) are counted once, at the largest proof number among them: such
+/// interpositions are usually refuted the same way, and summing them makes a check that allows
+/// them look far harder than it is. (Grouping the pawn, lance and knight drops too, by sorting,
+/// measured worse on the long problems.)
+#[inline]
+fn aggregate_and(children: &[Child]) -> (u32, u32, usize, u32, u32) {
+    let mut dn = INF;
+    let mut second = INF;
+    let mut best = 0;
+    for (i, c) in children.iter().enumerate() {
+        if c.v.dn < dn {
+            second = dn;
+            dn = c.v.dn;
+            best = i;
+        } else if c.v.dn < second {
+            second = c.v.dn;
+        }
+    }
+    let mut pn: u64 = 0;
+    let mut share = 0;
+    let mut i = 0;
+    while i < children.len() {
+        let c = &children[i];
+        let mut j = i + 1;
+        let mut max = c.v.pn;
+        if c.mv.is_drop() {
+            while j < children.len() && children[j].mv.is_drop() && children[j].mv.to() == c.mv.to()
+            {
+                max = max.max(children[j].v.pn);
+                j += 1;
+            }
+        }
+        if (i..j).contains(&best) {
+            share = max;
+        }
+        pn += max as u64;
+        i = j;
+    }
+    if dn == 0 {
+        return (INF, 0, best, second, share);
+    }
+    if pn == 0 {
+        return (0, INF, best, second, share);
+    }
+    (pn.min(PN_MAX as u64) as u32, dn, best, second, share)
+}
+
+/// The 1+epsilon threshold from the second-best child's number: `second * 1.25 + 1`.
+#[inline(always)]
+fn widen(second: u32) -> u32 {
+    let s = second as u64;
+    (s + s / 4 + 1).min(INF as u64) as u32
+}
+
+/// The threshold of the summed number for a child: what the node's threshold leaves over for it.
+#[inline(always)]
+fn child_threshold(th: u32, sum: u32, own: u32) -> u32 {
+    if th == INF {
+        INF
+    } else {
+        (th as u64 - sum as u64 + own as u64).min(INF as u64) as u32
+    }
+}

@@ -1,0 +1,149 @@
+//! From a proof to a mating line: the shortest mate, and the line that shows it.
+//!
+//! df-pn proves *a* mate, not the shortest one. [`shorten`] asks again, at the root, for a mate
+//! two plies shorter than the best one known, until such a search fails (the length is then the
+//! shortest: a depth-limited disproof) or the budget runs out. The table keeps proofs and
+//! disproofs with their lengths and depths, so each round reuses the work of the earlier ones.
+//!
+//! The line itself normally comes from the audit of the proof tree (`audit.rs`). [`extract`] is
+//! the cheap fallback that walks a single line from the root with the number of plies left
+//! (`budget`), read from the table (nodes whose children were overwritten are searched again):
+//! at an attacker node the check whose proven mate is shortest, at a defender node the reply
+//! with the largest bound. The table's lengths are upper bounds, so that line is a forced mate
+//! but not necessarily the longest resistance.
+
+use super::dfpn::{Budget, Search};
+use super::movegen;
+use crate::types::Move;
+
+/// Lowers the proven mate length `len` of the current position while the budget lasts. Returns
+/// the length and whether it is proven to be the shortest.
+pub(crate) fn shorten(s: &mut Search, mut len: u16) -> (u16, bool) {
+    while len > 1 {
+        let v = s.run(len - 2);
+        if v.is_proven() {
+            debug_assert!(v.len <= len - 2);
+            len = v.len;
+        } else if v.is_disproven() {
+            return (len, true);
+        } else {
+            return (len, false);
+        }
+    }
+    (len, true)
+}
+
+/// Walks a mating line of the current position, proven within `len` plies, from the table: the
+/// attacker's shortest proven check, the defender's reply with the largest bound. `required`
+/// bounds the searches that re-prove nodes the table lost. Returns None if a needed proof could
+/// not be re-established.
+pub(crate) fn extract(s: &mut Search, len: u16, required: Budget) -> Option<Vec<Move>> {
+    let mut moves = Vec::new();
+    let mut budget = len;
+    let base = s.path.len();
+    let mated = loop {
+        let key = s.key();
+        let hand = s.attacker_hand();
+        let step = if s.pos.side_to_move() == s.attacker {
+            attacker_step(s, budget, required)
+        } else {
+            let mut replies = Vec::new();
+            movegen::all_legal(&s.pos, &mut replies);
+            if replies.is_empty() {
+                break true;
+            }
+            defender_step(s, budget, &replies, required)
+        };
+        let Some((m, child_len)) = step else {
+            break false;
+        };
+        s.path.push(key, hand);
+        s.pos.do_move(m);
+        moves.push(m);
+        budget = child_len;
+    };
+    for &m in moves.iter().rev() {
+        s.pos.undo_move(m);
+        s.path.pop();
+    }
+    debug_assert_eq!(s.path.len(), base);
+    mated.then_some(moves)
+}
+
+/// The attacker's move with the shortest mate within `budget` plies, and that mate's length
+/// after the move.
+fn attacker_step(s: &mut Search, budget: u16, required: Budget) -> Option<(Move, u16)> {
+    if budget == 0 {
+        return None;
+    }
+    let hand = s.attacker_hand();
+    let mut checks = Vec::new();
+    movegen::checks(&s.pos, &mut checks);
+    let mut best: Option<(Move, u16)> = None;
+    for &m in &checks {
+        let ckey = s.key_after(m);
+        let chand = s.hand_after_attack(hand, m);
+        if s.path.repeats(ckey, chand).is_some() {
+            continue;
+        }
+        let p = s.tt.probe(ckey, chand, budget - 1, 1, 1);
+        if p.pn == 0 && best.is_none_or(|(_, l)| p.len < l) {
+            best = Some((m, p.len));
+        }
+    }
+    if best.is_some() {
+        return best;
+    }
+    // The table lost the children: prove this node again.
+    s.budget = required;
+    let v = s.run(budget);
+    if v.is_proven() && v.len >= 1 {
+        if let Some(m) = v.best {
+            return Some((m, v.len - 1));
+        }
+    }
+    None
+}
+
+/// The defender's reply with the largest proven bound within `budget` plies, and that bound.
+fn defender_step(
+    s: &mut Search,
+    budget: u16,
+    replies: &[Move],
+    required: Budget,
+) -> Option<(Move, u16)> {
+    if budget == 0 {
+        return None;
+    }
+    let hand = s.attacker_hand();
+    let mut best: Option<(Move, u16)> = None;
+    for &m in replies {
+        let p = s.tt.probe(s.key_after(m), hand, budget - 1, 1, 1);
+        let len = if p.pn == 0 {
+            p.len
+        } else {
+            s.budget = required;
+            let v = below(s, m, |s| s.run(budget - 1));
+            if !v.is_proven() {
+                return None;
+            }
+            v.len
+        };
+        if best.is_none_or(|(_, l)| len > l) {
+            best = Some((m, len));
+        }
+    }
+    best
+}
+
+/// Runs `f` in the position after `m` (the current position put on the line first).
+fn below<T>(s: &mut Search, m: Move, f: impl FnOnce(&mut Search) -> T) -> T {
+    let key = s.key();
+    let hand = s.attacker_hand();
+    s.path.push(key, hand);
+    s.pos.do_move(m);
+    let out = f(s);
+    s.pos.undo_move(m);
+    s.path.pop();
+    out
+}

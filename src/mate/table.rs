@@ -1,0 +1,347 @@
+//! The proof-number table: proof and disproof numbers of positions, and the final results with
+//! the hands they hold for.
+//!
+//! Entries are keyed by the board key (board and side to move) plus the attacker's hand, and come
+//! in three kinds:
+//! - **proven** (`pn = 0`): `hand` is the proof hand, `len` the length of the mate found (plies);
+//!   it answers every probe whose hand dominates `hand` with a remaining depth of at least `len`;
+//! - **disproven** (`dn = 0`): `hand` is the disproof hand, `len` the remaining depth up to which
+//!   the disproof holds ([`UNLIMITED`] when no depth limit was involved); it answers every probe
+//!   whose hand is dominated by `hand` with a remaining depth of at most `len`;
+//! - **unknown**: the current estimates for exactly this hand.
+//!
+//! A cluster of [`WAYS`] entries (128 bytes, two cache lines that the hardware fetches as a pair)
+//! is chosen by the board key, so all hands of one board share a cluster and one probe sees them
+//! all. Replacement prefers the entry with the least work
+//! (`amount`, nodes spent below it); storing a result also drops the entries of its board that it
+//! makes redundant (a proof covers the unknown entries and weaker proofs of dominating hands, a
+//! disproof those of dominated hands).
+//!
+//! Only the search thread touches the table, so there is no synchronisation.
+
+use super::dfpn::{INF, UNLIMITED};
+use crate::types::{Hand, Move};
+
+/// Entries per cluster.
+pub(crate) const WAYS: usize = 4;
+
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Entry {
+    /// Board key; meaningful only when `used`.
+    key: u64,
+    hand: Hand,
+    pn: u32,
+    dn: u32,
+    /// Nodes searched below this entry (saturating): the replacement priority.
+    amount: u32,
+    /// Mate length (proven) or depth of validity (disproven).
+    len: u16,
+    /// The proving move of a proven attacker node (raw bits, 0 = none).
+    best: u16,
+    used: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 32);
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(128))]
+struct Cluster([Entry; WAYS]);
+
+/// What a probe found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Probe {
+    pub pn: u32,
+    pub dn: u32,
+    /// Proof hand (proven) or disproof hand (disproven); the probed hand otherwise.
+    pub hand: Hand,
+    /// Mate length (proven), depth of validity (disproven), 0 otherwise.
+    pub len: u16,
+    pub best: Option<Move>,
+    /// Whether any entry matched (false: `pn` and `dn` are the caller's defaults).
+    pub found: bool,
+}
+
+pub(crate) struct Table {
+    clusters: Vec<Cluster>,
+}
+
+impl Table {
+    /// A table of about `mb` mebibytes (at least one cluster).
+    pub fn new(mb: usize) -> Table {
+        let n = (mb << 20) / std::mem::size_of::<Cluster>();
+        // Advise before the first write, so that the pages are backed huge from the start.
+        let mut clusters = Vec::with_capacity(n.max(1));
+        advise_huge_pages(clusters.spare_capacity_mut());
+        clusters.resize(n.max(1), Cluster::default());
+        Table { clusters }
+    }
+
+    pub fn clear(&mut self) {
+        self.clusters.fill(Cluster::default());
+    }
+
+    #[inline(always)]
+    fn index(&self, key: u64) -> usize {
+        ((key as u128 * self.clusters.len() as u128) >> 64) as usize
+    }
+
+    /// Reads the cluster of `key` so that a probe soon after finds it in the cache. Touching the
+    /// clusters of all children before probing them lets their cache misses overlap.
+    #[inline(always)]
+    pub fn touch(&self, key: u64) -> bool {
+        self.clusters[self.index(key)].0[0].used
+    }
+
+    /// Looks up the board `key` with attacker hand `hand` at remaining depth `depth`; `pn`/`dn`
+    /// are returned when nothing matches.
+    #[inline]
+    pub fn probe(&self, key: u64, hand: Hand, depth: u16, pn: u32, dn: u32) -> Probe {
+        let cluster = &self.clusters[self.index(key)].0;
+        let mut out = Probe {
+            pn,
+            dn,
+            hand,
+            len: 0,
+            best: None,
+            found: false,
+        };
+        let mut proven = false;
+        for e in cluster.iter() {
+            if !e.used || e.key != key {
+                continue;
+            }
+            if e.pn == 0 {
+                if hand.dominates(e.hand) && e.len <= depth && (!proven || e.len < out.len) {
+                    proven = true;
+                    out = Probe {
+                        pn: 0,
+                        dn: INF,
+                        hand: e.hand,
+                        len: e.len,
+                        best: Move::from_bits(e.best),
+                        found: true,
+                    };
+                }
+            } else if e.dn == 0 {
+                if !proven && e.hand.dominates(hand) && e.len >= depth {
+                    return Probe {
+                        pn: INF,
+                        dn: 0,
+                        hand: e.hand,
+                        len: e.len,
+                        best: None,
+                        found: true,
+                    };
+                }
+            } else if !proven && e.hand == hand {
+                out.pn = e.pn;
+                out.dn = e.dn;
+                out.found = true;
+            }
+        }
+        out
+    }
+
+    /// The slot to write a new entry of board `key` to: a free one, else the one with the least
+    /// work.
+    fn victim(cluster: &mut [Entry; WAYS]) -> &mut Entry {
+        let mut best = 0;
+        let mut best_amount = u64::MAX;
+        for (i, e) in cluster.iter().enumerate() {
+            if !e.used {
+                best = i;
+                break;
+            }
+            // Final entries are worth a little more than unknown ones of the same work.
+            let a = (e.amount as u64) * 2 + u64::from(e.pn == 0 || e.dn == 0);
+            if a < best_amount {
+                best_amount = a;
+                best = i;
+            }
+        }
+        &mut cluster[best]
+    }
+
+    /// Stores the estimates of an unresolved node.
+    pub fn store_unknown(&mut self, key: u64, hand: Hand, pn: u32, dn: u32, amount: u32) {
+        debug_assert!(pn != 0 && dn != 0);
+        let i = self.index(key);
+        let cluster = &mut self.clusters[i].0;
+        // The same node searched again: its work adds up.
+        let (slot, amount) = match cluster
+            .iter()
+            .position(|e| e.used && e.key == key && e.hand == hand && e.pn != 0 && e.dn != 0)
+        {
+            Some(j) => {
+                let total = amount.saturating_add(cluster[j].amount);
+                (&mut cluster[j], total)
+            }
+            None => (Self::victim(cluster), amount),
+        };
+        *slot = Entry {
+            key,
+            hand,
+            pn,
+            dn,
+            amount,
+            len: 0,
+            best: 0,
+            used: true,
+        };
+    }
+
+    /// Stores a proof: mate in `len` plies with any hand dominating `hand`.
+    pub fn store_proven(
+        &mut self,
+        key: u64,
+        hand: Hand,
+        len: u16,
+        best: Option<Move>,
+        amount: u32,
+    ) {
+        let i = self.index(key);
+        let cluster = &mut self.clusters[i].0;
+        let mut amount = amount;
+        for e in cluster.iter_mut() {
+            if !e.used || e.key != key {
+                continue;
+            }
+            if e.pn == 0 {
+                if hand.dominates(e.hand) && e.len <= len {
+                    // Already known as well or better.
+                    e.amount = e.amount.max(amount);
+                    return;
+                }
+                if e.hand.dominates(hand) && len <= e.len {
+                    amount = amount.max(e.amount);
+                    e.used = false;
+                }
+            } else if e.dn != 0 && e.hand.dominates(hand) {
+                amount = amount.max(e.amount);
+                e.used = false;
+            }
+        }
+        *Self::victim(cluster) = Entry {
+            key,
+            hand,
+            pn: 0,
+            dn: INF,
+            amount,
+            len,
+            best: best.map_or(0, Move::bits),
+            used: true,
+        };
+    }
+
+    /// Stores a disproof: no mate within `len` plies (any length if [`UNLIMITED`]) with any hand
+    /// that `hand` dominates.
+    pub fn store_disproven(&mut self, key: u64, hand: Hand, len: u16, amount: u32) {
+        let i = self.index(key);
+        let cluster = &mut self.clusters[i].0;
+        let mut amount = amount;
+        for e in cluster.iter_mut() {
+            if !e.used || e.key != key {
+                continue;
+            }
+            if e.dn == 0 {
+                if e.hand.dominates(hand) && e.len >= len {
+                    e.amount = e.amount.max(amount);
+                    return;
+                }
+                if hand.dominates(e.hand) && len >= e.len {
+                    amount = amount.max(e.amount);
+                    e.used = false;
+                }
+            } else if e.pn != 0 && hand.dominates(e.hand) && len == UNLIMITED {
+                amount = amount.max(e.amount);
+                e.used = false;
+            }
+        }
+        *Self::victim(cluster) = Entry {
+            key,
+            hand,
+            pn: INF,
+            dn: 0,
+            amount,
+            len,
+            best: 0,
+            used: true,
+        };
+    }
+
+    /// Permille of the first thousand clusters' slots in use (for `info hashfull`).
+    pub fn hashfull(&self) -> usize {
+        let n = self.clusters.len().min(1000);
+        let used: usize = self.clusters[..n]
+            .iter()
+            .map(|c| c.0.iter().filter(|e| e.used).count())
+            .sum();
+        used * 1000 / (n * WAYS)
+    }
+}
+
+/// Asks Linux to back the table with transparent huge pages: random probes into a large table
+/// otherwise miss the TLB on almost every access. A hint only; nothing depends on it.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(clusters: &[std::mem::MaybeUninit<Cluster>]) {
+    extern "C" {
+        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+    }
+    const MADV_HUGEPAGE: i32 = 14;
+    const HUGE: usize = 2 << 20;
+    let start = clusters.as_ptr() as usize;
+    let end = start + std::mem::size_of_val(clusters);
+    let aligned = (start + HUGE - 1) & !(HUGE - 1);
+    if aligned + HUGE <= end {
+        // SAFETY: the range lies within the allocation of `clusters` and is aligned to a page; MADV_HUGEPAGE changes how the kernel backs the pages, never their contents.
+        unsafe {
+            madvise(
+                aligned as *mut std::ffi::c_void,
+                (end - aligned) & !(HUGE - 1),
+                MADV_HUGEPAGE,
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_: &[std::mem::MaybeUninit<Cluster>]) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::PieceType;
+
+    fn hand(pawns: u32, golds: u32) -> Hand {
+        let mut h = Hand::EMPTY;
+        h.set_count(PieceType::Pawn, pawns);
+        h.set_count(PieceType::Gold, golds);
+        h
+    }
+
+    #[test]
+    fn superiority_and_depth() {
+        let mut t = Table::new(1);
+        let k = 0x1234_5678_9abc_def0;
+        t.store_proven(k, hand(1, 1), 5, None, 1);
+        // A richer hand is proven, a poorer one is not; a shorter depth does not see it.
+        assert_eq!(t.probe(k, hand(2, 1), 9, 1, 1).pn, 0);
+        assert_eq!(t.probe(k, hand(2, 1), 9, 1, 1).len, 5);
+        assert!(!t.probe(k, hand(0, 1), 9, 1, 1).found);
+        assert!(!t.probe(k, hand(2, 1), 3, 1, 1).found);
+        t.store_disproven(k, hand(3, 0), 7, 1);
+        assert_eq!(t.probe(k, hand(3, 0), 7, 1, 1).dn, 0);
+        assert_eq!(t.probe(k, hand(1, 0), 3, 1, 1).dn, 0);
+        assert!(!t.probe(k, hand(1, 0), 9, 1, 1).found);
+        t.store_unknown(k, hand(0, 2), 4, 6, 1);
+        let p = t.probe(k, hand(0, 2), 9, 1, 1);
+        assert_eq!((p.pn, p.dn, p.found), (4, 6, true));
+        // A stronger proof replaces the weaker one and the covered unknown entry.
+        t.store_proven(k, hand(0, 1), 3, None, 1);
+        assert_eq!(t.probe(k, hand(0, 2), 9, 1, 1).pn, 0);
+        assert_eq!(t.probe(k, hand(2, 1), 9, 1, 1).len, 3);
+        t.clear();
+        assert!(!t.probe(k, hand(2, 1), 9, 1, 1).found);
+    }
+}
