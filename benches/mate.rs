@@ -49,9 +49,7 @@ fn bench_mate1(rows: &[(String, String)]) {
             if moves.is_empty() {
                 break;
             }
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             pos.do_move(moves.as_slice()[(s >> 33) as usize % moves.len()]);
         }
     }
@@ -73,10 +71,7 @@ fn bench_mate1(rows: &[(String, String)]) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     let rows = rows();
     if args.iter().any(|a| a == "--mate1") {
         bench_mate1(&rows);
@@ -110,10 +105,7 @@ fn main() {
     for (name, sfen) in selected {
         let pos = Position::from_sfen(sfen).unwrap();
         solver.clear();
-        let limits = MateLimits {
-            nodes: Some(nodes_limit),
-            ..MateLimits::default()
-        };
+        let limits = MateLimits { nodes: Some(nodes_limit), ..MateLimits::default() };
         let t = Instant::now();
         let result = solver.solve(&pos, &limits, &stop);
         let secs = t.elapsed().as_secs_f64();
@@ -138,8 +130,5 @@ fn main() {
         total_nodes += info.nodes;
         total_secs += secs;
     }
-    println!(
-        "total: {total_nodes} nodes {total_secs:.3}s {:.0} knps",
-        total_nodes as f64 / total_secs / 1e3
-    );
+    println!("total: {total_nodes} nodes {total_secs:.3}s {:.0} knps", total_nodes as f64 / total_secs / 1e3);
 }

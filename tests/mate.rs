@@ -63,10 +63,7 @@ fn rows(file: &str) -> Vec<Row> {
                 name: f[0].to_string(),
                 sfen: f[1].to_string(),
                 plies: f[2].parse().unwrap(),
-                first: f
-                    .get(3)
-                    .map(|s| s.split(',').map(str::to_string).collect())
-                    .unwrap_or_default(),
+                first: f.get(3).map(|s| s.split(',').map(str::to_string).collect()).unwrap_or_default(),
                 source: f.last().unwrap().to_string(),
             }
         })
@@ -107,11 +104,7 @@ fn solve(solver: &mut MateSolver, sfen: &str, nodes: u64, max_plies: Option<u16>
     let pos = Position::from_sfen(sfen).unwrap();
     solver.clear();
     let stop = AtomicBool::new(false);
-    let limits = MateLimits {
-        nodes: Some(nodes),
-        deadline: None,
-        max_plies,
-    };
+    let limits = MateLimits { nodes: Some(nodes), deadline: None, max_plies };
     let t = Instant::now();
     let result = solver.solve(&pos, &limits, &stop);
     Outcome {
@@ -142,10 +135,7 @@ fn run_rows(
                     match f(&mut solver, r) {
                         Ok(line) => report.lock().unwrap().push((i, line)),
                         Err(e) => {
-                            report
-                                .lock()
-                                .unwrap()
-                                .push((i, format!("{:<44} FAIL", r.name)));
+                            report.lock().unwrap().push((i, format!("{:<44} FAIL", r.name)));
                             failures.lock().unwrap().push(format!("{}: {e}", r.name));
                         }
                     }
@@ -165,19 +155,12 @@ fn run_rows(
 /// Whether the row's first move is a check (the solver only plays checks).
 fn first_move_checks(r: &Row) -> bool {
     let pos = Position::from_sfen(&r.sfen).unwrap();
-    r.first
-        .iter()
-        .any(|u| Move::from_usi(u).is_some_and(|m| pos.is_legal_move(m) && pos.gives_check(m)))
+    r.first.iter().any(|u| Move::from_usi(u).is_some_and(|m| pos.is_legal_move(m) && pos.gives_check(m)))
 }
 
 fn mate_row(solver: &mut MateSolver, r: &Row, nodes: u64, exact: bool) -> Result<String, String> {
     let quiet = exact && !first_move_checks(r);
-    let o = solve(
-        solver,
-        &r.sfen,
-        if quiet { QUIET_NODES } else { nodes },
-        None,
-    );
+    let o = solve(solver, &r.sfen, if quiet { QUIET_NODES } else { nodes }, None);
     let line = match &o.result {
         MateResult::Mate(line) => line.clone(),
         // The mate starts with a quiet move, which a checks-only search cannot play; the only
@@ -192,10 +175,7 @@ fn mate_row(solver: &mut MateSolver, r: &Row, nodes: u64, exact: bool) -> Result
             ))
         }
         other => {
-            return Err(format!(
-                "expected a mate in {}, got {other:?} after {} nodes",
-                r.plies, o.nodes
-            ))
+            return Err(format!("expected a mate in {}, got {other:?} after {} nodes", r.plies, o.nodes))
         }
     };
     check_line(&r.sfen, &line)?;
@@ -206,10 +186,7 @@ fn mate_row(solver: &mut MateSolver, r: &Row, nodes: u64, exact: bool) -> Result
         .audit(&pos, line.len() as u16, AUDIT_POSITIONS)
         .map_err(|e| format!("audit of the mate in {}: {e}", line.len()))?;
     if audited > line.len() as u16 || (o.shortest && audited != line.len() as u16) {
-        return Err(format!(
-            "audit: tree of {audited} plies for a mate in {}",
-            line.len()
-        ));
+        return Err(format!("audit: tree of {audited} plies for a mate in {}", line.len()));
     }
     let audit_secs = t.elapsed().as_secs_f64();
     let usi: Vec<String> = line.iter().map(|m| m.to_usi()).collect();
@@ -223,12 +200,7 @@ fn mate_row(solver: &mut MateSolver, r: &Row, nodes: u64, exact: bool) -> Result
             // board a shorter mate that answers one is possible.
             let caveat = r.source.contains("counter-check as an escape");
             if !(caveat && line.len() < r.plies) {
-                return Err(format!(
-                    "length {} instead of {}: {}",
-                    line.len(),
-                    r.plies,
-                    usi.join(" ")
-                ));
+                return Err(format!("length {} instead of {}: {}", line.len(), r.plies, usi.join(" ")));
             }
             note = "(shorter: answers a counter-check)".to_string();
         } else if !r.first.iter().any(|f| *f == usi[0]) {
@@ -256,10 +228,7 @@ fn mate_row(solver: &mut MateSolver, r: &Row, nodes: u64, exact: bool) -> Result
 
 #[test]
 fn mate_rows_have_the_shortest_length() {
-    let rows: Vec<Row> = rows("mate.tsv")
-        .into_iter()
-        .filter(|r| !r.name.starts_with("TSUME_"))
-        .collect();
+    let rows: Vec<Row> = rows("mate.tsv").into_iter().filter(|r| !r.name.starts_with("TSUME_")).collect();
     run_rows(rows, TABLE_MB, |s, r| mate_row(s, r, MATE_NODES, true));
 }
 
@@ -288,10 +257,7 @@ const LONG_SOLVED: &[&str] = &[
 #[test]
 #[ignore = "long composed problems (31..1525 plies): minutes each; run with --ignored"]
 fn long_tsume_rows_are_mated() {
-    let rows: Vec<Row> = rows("mate.tsv")
-        .into_iter()
-        .filter(|r| r.name.starts_with("TSUME_LONG_"))
-        .collect();
+    let rows: Vec<Row> = rows("mate.tsv").into_iter().filter(|r| r.name.starts_with("TSUME_LONG_")).collect();
     run_rows(rows, LONG_TABLE_MB, |s, r| {
         if LONG_SOLVED.contains(&r.name.as_str()) {
             return mate_row(s, r, LONG_NODES, false);
@@ -337,10 +303,7 @@ fn nomate_rows_have_no_short_mate() {
             }
             res => format!("{res:?}"),
         };
-        Ok(format!(
-            "{:<44} {limited}; unlimited: {unlimited} ({} nodes, {:.2}s)",
-            r.name, o.nodes, o.secs
-        ))
+        Ok(format!("{:<44} {limited}; unlimited: {unlimited} ({} nodes, {:.2}s)", r.name, o.nodes, o.secs))
     });
 }
 
@@ -377,11 +340,7 @@ fn random_tsume(s: &mut u64) -> Option<Position> {
                 continue;
             }
             let k = kinds[(rand(s) % kinds.len() as u64) as usize];
-            board[r][f] = Some(if black {
-                k.to_string()
-            } else {
-                k.to_lowercase()
-            });
+            board[r][f] = Some(if black { k.to_string() } else { k.to_lowercase() });
         }
     }
     if rand(s).is_multiple_of(2) {
@@ -420,11 +379,7 @@ fn random_tsume(s: &mut u64) -> Option<Position> {
         picked.dedup();
         for i in picked {
             let k = hand_kinds[i];
-            hands += &if upper {
-                k.to_string()
-            } else {
-                k.to_lowercase()
-            };
+            hands += &if upper { k.to_string() } else { k.to_lowercase() };
         }
     }
     if hands.is_empty() {
@@ -455,11 +410,7 @@ fn flipped(sfen: &str) -> String {
                     plus = true;
                     continue;
                 }
-                let t = if plus {
-                    format!("+{}", swap(c))
-                } else {
-                    swap(c).to_string()
-                };
+                let t = if plus { format!("+{}", swap(c)) } else { swap(c).to_string() };
                 plus = false;
                 tokens.push(t);
             }
@@ -530,17 +481,9 @@ fn random_positions_agree_with_brute_force() {
         let expected = brute_shortest(&mut pos, max);
         // Every other position is asked with the colours swapped (white attacking), through the
         // same table: results of one attacker must not leak to the other.
-        let sfen = if tried.is_multiple_of(2) {
-            flipped(&pos.to_sfen())
-        } else {
-            pos.to_sfen()
-        };
+        let sfen = if tried.is_multiple_of(2) { flipped(&pos.to_sfen()) } else { pos.to_sfen() };
         let pos = Position::from_sfen(&sfen).unwrap();
-        let limits = MateLimits {
-            nodes: Some(2_000_000),
-            deadline: None,
-            max_plies: Some(max as u16),
-        };
+        let limits = MateLimits { nodes: Some(2_000_000), deadline: None, max_plies: Some(max as u16) };
         match solver.solve(&pos, &limits, &stop) {
             MateResult::Mate(line) => {
                 check_line(&sfen, &line).unwrap_or_else(|e| panic!("{sfen}: {e}"));
@@ -551,10 +494,7 @@ fn random_positions_agree_with_brute_force() {
             MateResult::NoMate => assert_eq!(expected, None, "{sfen}: NoMate"),
             MateResult::Timeout => panic!("{sfen}: timeout"),
         }
-        let unlimited = MateLimits {
-            nodes: Some(100_000),
-            ..MateLimits::default()
-        };
+        let unlimited = MateLimits { nodes: Some(100_000), ..MateLimits::default() };
         match solver.solve(&pos, &unlimited, &stop) {
             MateResult::Mate(line) => {
                 check_line(&sfen, &line).unwrap_or_else(|e| panic!("{sfen}: {e}"));
@@ -571,10 +511,7 @@ fn random_positions_agree_with_brute_force() {
         "{tried} random positions, {mates} with a mate within the limit (in 1/3/5: {}/{}/{})",
         lengths[1], lengths[3], lengths[5]
     );
-    assert!(
-        lengths[1] > 20 && lengths[3] > 20 && lengths[5] > 5,
-        "{lengths:?}"
-    );
+    assert!(lengths[1] > 20 && lengths[3] > 20 && lengths[5] > 5, "{lengths:?}");
 }
 
 /// The stop flag, a deadline and a node limit each end an unsolved search promptly, with
@@ -596,11 +533,7 @@ fn stop_deadline_and_nodes_end_the_search() {
         solver.solve(&pos, &MateLimits::default(), &stop)
     });
     assert_eq!(result, MateResult::Timeout);
-    assert!(
-        t.elapsed().as_secs_f64() < 2.0,
-        "stop took {:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed().as_secs_f64() < 2.0, "stop took {:?}", t.elapsed());
 
     let stop = AtomicBool::new(false);
     let t = Instant::now();
@@ -609,16 +542,9 @@ fn stop_deadline_and_nodes_end_the_search() {
         ..MateLimits::default()
     };
     assert_eq!(solver.solve(&pos, &limits, &stop), MateResult::Timeout);
-    assert!(
-        t.elapsed().as_secs_f64() < 2.0,
-        "deadline took {:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed().as_secs_f64() < 2.0, "deadline took {:?}", t.elapsed());
 
-    let limits = MateLimits {
-        nodes: Some(10_000),
-        ..MateLimits::default()
-    };
+    let limits = MateLimits { nodes: Some(10_000), ..MateLimits::default() };
     assert_eq!(solver.solve(&pos, &limits, &stop), MateResult::Timeout);
     assert!(solver.nodes() < 12_000, "{} nodes", solver.nodes());
 }
@@ -630,17 +556,11 @@ fn stop_deadline_and_nodes_end_the_search() {
 #[test]
 fn table_is_shared_safely() {
     let stop = AtomicBool::new(false);
-    let limits = MateLimits {
-        nodes: Some(200_000),
-        ..MateLimits::default()
-    };
+    let limits = MateLimits { nodes: Some(200_000), ..MateLimits::default() };
     let mut shared = MateSolver::new(16);
     let mut fresh = MateSolver::new(16);
     let mut compared = 0;
-    for r in rows("mate.tsv")
-        .iter()
-        .filter(|r| r.plies >= 3 && r.plies <= 13)
-    {
+    for r in rows("mate.tsv").iter().filter(|r| r.plies >= 3 && r.plies <= 13) {
         let pos = Position::from_sfen(&r.sfen).unwrap();
         if pos.king_square(pos.side_to_move()).is_none() {
             continue;
@@ -671,14 +591,8 @@ fn table_is_shared_safely() {
     // the table does not store) differs, and so may the answer.
     // (L*5c mates while the defender holds nothing, not once it holds a pawn to interpose.)
     for (a, b) in [
-        (
-            "3lkl3/3p1p3/9/9/9/9/9/9/9 b L 1",
-            "3lkl3/3p1p3/9/9/9/9/9/9/9 b Lp 1",
-        ),
-        (
-            "3sks3/9/4S4/9/9/8B/9/9/9 b S 1",
-            "3sks3/9/4S4/9/9/8B/9/9/9 b Sg 1",
-        ),
+        ("3lkl3/3p1p3/9/9/9/9/9/9/9 b L 1", "3lkl3/3p1p3/9/9/9/9/9/9/9 b Lp 1"),
+        ("3sks3/9/4S4/9/9/8B/9/9/9 b S 1", "3sks3/9/4S4/9/9/8B/9/9/9 b Sg 1"),
     ] {
         let brief = |r: &MateResult| match r {
             MateResult::Mate(l) => format!("mate {}", l.len()),

@@ -23,12 +23,7 @@ use std::collections::HashMap;
 /// Verifies the proof tree of the current position within `plies`; returns the line (see the
 /// module docs). `budget` bounds the searches that re-prove nodes the table has lost; `limit`
 /// the positions the audit may visit.
-pub(crate) fn line(
-    s: &mut Search,
-    plies: u16,
-    budget: Budget,
-    limit: u64,
-) -> Result<Vec<Move>, String> {
+pub(crate) fn line(s: &mut Search, plies: u16, budget: Budget, limit: u64) -> Result<Vec<Move>, String> {
     let mut a = Audit {
         strategy: HashMap::new(),
         depth: HashMap::new(),
@@ -131,13 +126,7 @@ impl Audit {
             let mut proven: Vec<(u16, Move)> = checks
                 .iter()
                 .filter_map(|&m| {
-                    let p = s.tt.probe(
-                        s.key_after(m),
-                        s.hand_after_attack(hand, m),
-                        plies - 1,
-                        1,
-                        1,
-                    );
+                    let p = s.tt.probe(s.key_after(m), s.hand_after_attack(hand, m), plies - 1, 1, 1);
                     (p.pn == 0).then_some((p.len, m))
                 })
                 .collect();
@@ -181,11 +170,7 @@ impl Audit {
         self.visit()?;
         let replies = MoveList::legal(&s.pos, true);
         if replies.is_empty() {
-            return if s.pos.in_check() {
-                Ok(0)
-            } else {
-                Err("no legal move but not in check".to_string())
-            };
+            return if s.pos.in_check() { Ok(0) } else { Err("no legal move but not in check".to_string()) };
         }
         if plies == 0 {
             return Err("the defender still has moves".to_string());

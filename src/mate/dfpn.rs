@@ -73,9 +73,7 @@ fn material_salt(pos: &Position) -> u64 {
     }
     let mut h = 0u64;
     for pt in PieceType::HAND {
-        h = (h ^ counts[pt.index()])
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_left(23);
+        h = (h ^ counts[pt.index()]).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(23);
     }
     h & !1
 }
@@ -101,47 +99,19 @@ pub(crate) struct Value {
 
 impl Value {
     fn unknown(pn: u32, dn: u32, hand: Hand) -> Value {
-        Value {
-            pn,
-            dn,
-            hand,
-            len: 0,
-            rep: NO_REP,
-            best: None,
-        }
+        Value { pn, dn, hand, len: 0, rep: NO_REP, best: None }
     }
 
     fn proven(hand: Hand, len: u16, best: Option<Move>) -> Value {
-        Value {
-            pn: 0,
-            dn: INF,
-            hand,
-            len,
-            rep: NO_REP,
-            best,
-        }
+        Value { pn: 0, dn: INF, hand, len, rep: NO_REP, best }
     }
 
     fn disproven(hand: Hand, len: u16, rep: u16) -> Value {
-        Value {
-            pn: INF,
-            dn: 0,
-            hand,
-            len,
-            rep,
-            best: None,
-        }
+        Value { pn: INF, dn: 0, hand, len, rep, best: None }
     }
 
     fn from_probe(p: Probe) -> Value {
-        Value {
-            pn: p.pn,
-            dn: p.dn,
-            hand: p.hand,
-            len: p.len,
-            rep: NO_REP,
-            best: p.best,
-        }
+        Value { pn: p.pn, dn: p.dn, hand: p.hand, len: p.len, rep: NO_REP, best: p.best }
     }
 
     #[inline(always)]
@@ -222,10 +192,7 @@ impl Path {
         if !self.count.contains_key(&key) {
             return None;
         }
-        self.stack
-            .iter()
-            .rposition(|&(k, h)| k == key && h.dominates(hand))
-            .map(|i| i as u16)
+        self.stack.iter().rposition(|&(k, h)| k == key && h.dominates(hand)).map(|i| i as u16)
     }
 }
 
@@ -557,11 +524,7 @@ impl<'a> Search<'a> {
         let mut touched = false;
         for &m in &moves {
             let ckey = self.key_after(m);
-            let chand = if or {
-                self.hand_after_attack(hand, m)
-            } else {
-                hand
-            };
+            let chand = if or { self.hand_after_attack(hand, m) } else { hand };
             touched ^= self.tt.touch(ckey);
             children.push(Child {
                 mv: m,
@@ -635,11 +598,8 @@ impl<'a> Search<'a> {
         // each search below a child returns the child's new value, and only that changes (what
         // transpositions change elsewhere is seen when this node is expanded again).
         let (pn, dn) = loop {
-            let (pn, dn, best, second, share) = if or {
-                aggregate_or(&children)
-            } else {
-                aggregate_and(&children)
-            };
+            let (pn, dn, best, second, share) =
+                if or { aggregate_or(&children) } else { aggregate_and(&children) };
             if pn == 0 || dn == 0 || pn >= thpn || dn >= thdn || self.aborted {
                 break (pn, dn);
             }
@@ -685,15 +645,8 @@ impl<'a> Search<'a> {
 
     /// An attacker node with a proven child: the shortest proven mate.
     fn or_proof(&self, children: &[Child]) -> Value {
-        let c = children
-            .iter()
-            .filter(|c| c.v.is_proven())
-            .min_by_key(|c| c.v.len)
-            .expect("a proven child");
-        let p = hands::min(
-            self.hand_before_attack(c.v.hand, c.mv),
-            self.attacker_hand(),
-        );
+        let c = children.iter().filter(|c| c.v.is_proven()).min_by_key(|c| c.v.len).expect("a proven child");
+        let p = hands::min(self.hand_before_attack(c.v.hand, c.mv), self.attacker_hand());
         Value::proven(p, c.v.len.saturating_add(1), Some(c.mv))
     }
 
@@ -800,8 +753,7 @@ fn aggregate_and(children: &[Child]) -> (u32, u32, usize, u32, u32) {
         let mut j = i + 1;
         let mut max = c.v.pn;
         if c.mv.is_drop() {
-            while j < children.len() && children[j].mv.is_drop() && children[j].mv.to() == c.mv.to()
-            {
+            while j < children.len() && children[j].mv.is_drop() && children[j].mv.to() == c.mv.to() {
                 max = max.max(children[j].v.pn);
                 j += 1;
             }

@@ -121,10 +121,7 @@ pub struct MateSolver {
 impl MateSolver {
     /// A solver whose table takes about `table_mb` mebibytes.
     pub fn new(table_mb: usize) -> MateSolver {
-        MateSolver {
-            table: Table::new(table_mb),
-            info: MateInfo::default(),
-        }
+        MateSolver { table: Table::new(table_mb), info: MateInfo::default() }
     }
 
     /// Forgets everything the table learned.
@@ -162,16 +159,9 @@ impl MateSolver {
                 .stack_size(STACK_BYTES)
                 .spawn_scoped(scope, move || {
                     let stop = AtomicBool::new(false);
-                    let budget = Budget {
-                        nodes: LINE_NODES * 10,
-                        deadline: None,
-                        use_stop: false,
-                    };
+                    let budget = Budget { nodes: LINE_NODES * 10, deadline: None, use_stop: false };
                     let mut s = Search::new(pos, table, budget, &stop);
-                    let budget = Budget {
-                        nodes: LINE_NODES * 10,
-                        ..budget
-                    };
+                    let budget = Budget { nodes: LINE_NODES * 10, ..budget };
                     audit::audit(&mut s, plies, budget, max_positions)
                 })
                 .expect("cannot start the mate audit thread");
@@ -217,11 +207,8 @@ fn solve_with(
     if pos.king_square(!pos.side_to_move()).is_none() {
         return (MateResult::NoMate, info);
     }
-    let budget = Budget {
-        nodes: limits.nodes.unwrap_or(u64::MAX),
-        deadline: limits.deadline,
-        use_stop: true,
-    };
+    let budget =
+        Budget { nodes: limits.nodes.unwrap_or(u64::MAX), deadline: limits.deadline, use_stop: true };
     let root = pos.clone();
     let mut s = Search::new(pos, table, budget, stop);
 
@@ -232,12 +219,11 @@ fn solve_with(
     info.first_nodes = s.nodes;
     if !v.is_proven() {
         let proven_within = |plies: u16| v.len == UNLIMITED || v.len >= plies;
-        let result =
-            if v.is_disproven() && limits.max_plies.map_or(v.len == UNLIMITED, proven_within) {
-                MateResult::NoMate
-            } else {
-                MateResult::Timeout
-            };
+        let result = if v.is_disproven() && limits.max_plies.map_or(v.len == UNLIMITED, proven_within) {
+            MateResult::NoMate
+        } else {
+            MateResult::Timeout
+        };
         return (result, info);
     }
     info.first_len = Some(v.len);
@@ -246,11 +232,7 @@ fn solve_with(
     // shorter mate found later cannot be walked within its budget. (If even this tree is too
     // big to walk, a single line read from the table, whose defender moves may not resist
     // longest.)
-    let walk = Budget {
-        nodes: s.nodes.saturating_add(LINE_NODES),
-        deadline: None,
-        use_stop: false,
-    };
+    let walk = Budget { nodes: s.nodes.saturating_add(LINE_NODES), deadline: None, use_stop: false };
     // (moves, whether they come from the verified tree)
     let first = match audit::line(&mut s, v.len, walk, AUDIT_POSITIONS) {
         Ok(moves) => Some((moves, true)),
@@ -261,18 +243,13 @@ fn solve_with(
     // 2. The shortest.
     s.budget = budget;
     if limits.nodes.is_none() && limits.deadline.is_none() {
-        s.budget.nodes = s
-            .nodes
-            .saturating_add(s.nodes.saturating_mul(SHORTEN_FACTOR).max(SHORTEN_MIN));
+        s.budget.nodes = s.nodes.saturating_add(s.nodes.saturating_mul(SHORTEN_FACTOR).max(SHORTEN_MIN));
     }
     let (len, shortest) = pv::shorten(&mut s, v.len);
     info.proven_len = Some(len);
 
     // 3. The line, from the verified proof tree (unless the first one is it already).
-    let walk = Budget {
-        nodes: s.nodes.saturating_add(LINE_NODES),
-        ..walk
-    };
+    let walk = Budget { nodes: s.nodes.saturating_add(LINE_NODES), ..walk };
     let line = match &first {
         Some((moves, true)) if len == v.len => Some(moves.clone()),
         _ => audit::line(&mut s, len, walk, AUDIT_POSITIONS)
@@ -287,11 +264,7 @@ fn solve_with(
         }
         (None, Some((first, _))) => (MateResult::Mate(first), info),
         (None, None) => {
-            debug_assert!(
-                false,
-                "no valid line for a proven mate in {}",
-                root.to_sfen()
-            );
+            debug_assert!(false, "no valid line for a proven mate in {}", root.to_sfen());
             (MateResult::Timeout, info)
         }
     }

@@ -57,14 +57,7 @@ impl CheckSink<'_> {
 
 impl MoveSink for CheckSink<'_> {
     #[inline]
-    fn piece_moves(
-        &mut self,
-        us: Color,
-        pt: PieceType,
-        from: Square,
-        to: Bitboard,
-        which: MoveTarget,
-    ) {
+    fn piece_moves(&mut self, us: Color, pt: PieceType, from: Square, to: Bitboard, which: MoveTarget) {
         debug_assert_eq!(which, MoveTarget::Both);
         let discovered = self.discovered(from, to);
         if !pt.can_promote() {
@@ -96,9 +89,7 @@ impl MoveSink for CheckSink<'_> {
                 Color::White => t.offset(0, -1),
             }
             .expect("a pawn push comes from the square behind");
-            let discovered = self
-                .discovered(from, Bitboard::from_square(t))
-                .is_nonempty();
+            let discovered = self.discovered(from, Bitboard::from_square(t)).is_nonempty();
             if t.in_promotion_zone(us) && (discovered || promoted.contains(t)) {
                 self.out.push(Move::normal(from, t, true));
             }
@@ -130,12 +121,8 @@ pub(crate) fn checks(pos: &Position, out: &mut Vec<Move>) {
             check_squares[pt.index()] = pos.check_squares(pt);
         }
     }
-    let mut sink = CheckSink {
-        out,
-        ksq,
-        check_squares,
-        discoverers: pos.blockers_for_king(!us) & pos.pieces(us),
-    };
+    let mut sink =
+        CheckSink { out, ksq, check_squares, discoverers: pos.blockers_for_king(!us) & pos.pieces(us) };
     generate_legal(pos, &mut sink);
 }
 
@@ -154,11 +141,7 @@ pub(crate) fn board_key_after(pos: &Position, m: Move) -> u64 {
         MoveKind::Drop { piece, to } => key ^= zobrist::psq(Piece::new(us, piece), to),
         MoveKind::Normal { from, to, promote } => {
             let pc = pos.piece_on(from).expect("a move starts on a piece");
-            let after = if promote {
-                Piece::new(us, pc.piece_type().promote())
-            } else {
-                pc
-            };
+            let after = if promote { Piece::new(us, pc.piece_type().promote()) } else { pc };
             key ^= zobrist::psq(pc, from) ^ zobrist::psq(after, to);
             if let Some(cap) = pos.piece_on(to) {
                 key ^= zobrist::psq(cap, to);
@@ -200,11 +183,8 @@ mod tests {
                 let mut pos = Position::from_sfen(sfen).unwrap();
                 for _ in 0..30 {
                     let legal: Vec<Move> = MoveList::legal(&pos, true).iter().copied().collect();
-                    let mut expected: Vec<Move> = legal
-                        .iter()
-                        .copied()
-                        .filter(|&m| pos.gives_check(m))
-                        .collect();
+                    let mut expected: Vec<Move> =
+                        legal.iter().copied().filter(|&m| pos.gives_check(m)).collect();
                     let mut got = Vec::new();
                     checks(&pos, &mut got);
                     expected.sort_by_key(|m| m.bits());

@@ -106,12 +106,7 @@ fn attacker_step(s: &mut Search, budget: u16, required: Budget) -> Option<(Move,
 }
 
 /// The defender's reply with the largest proven bound within `budget` plies, and that bound.
-fn defender_step(
-    s: &mut Search,
-    budget: u16,
-    replies: &[Move],
-    required: Budget,
-) -> Option<(Move, u16)> {
+fn defender_step(s: &mut Search, budget: u16, replies: &[Move], required: Budget) -> Option<(Move, u16)> {
     if budget == 0 {
         return None;
     }

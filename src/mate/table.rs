@@ -98,14 +98,7 @@ impl Table {
     #[inline]
     pub fn probe(&self, key: u64, hand: Hand, depth: u16, pn: u32, dn: u32) -> Probe {
         let cluster = &self.clusters[self.index(key)].0;
-        let mut out = Probe {
-            pn,
-            dn,
-            hand,
-            len: 0,
-            best: None,
-            found: false,
-        };
+        let mut out = Probe { pn, dn, hand, len: 0, best: None, found: false };
         let mut proven = false;
         for e in cluster.iter() {
             if !e.used || e.key != key {
@@ -125,14 +118,7 @@ impl Table {
                 }
             } else if e.dn == 0 {
                 if !proven && e.hand.dominates(hand) && e.len >= depth {
-                    return Probe {
-                        pn: INF,
-                        dn: 0,
-                        hand: e.hand,
-                        len: e.len,
-                        best: None,
-                        found: true,
-                    };
+                    return Probe { pn: INF, dn: 0, hand: e.hand, len: e.len, best: None, found: true };
                 }
             } else if !proven && e.hand == hand {
                 out.pn = e.pn;
@@ -179,27 +165,11 @@ impl Table {
             }
             None => (Self::victim(cluster), amount),
         };
-        *slot = Entry {
-            key,
-            hand,
-            pn,
-            dn,
-            amount,
-            len: 0,
-            best: 0,
-            used: true,
-        };
+        *slot = Entry { key, hand, pn, dn, amount, len: 0, best: 0, used: true };
     }
 
     /// Stores a proof: mate in `len` plies with any hand dominating `hand`.
-    pub fn store_proven(
-        &mut self,
-        key: u64,
-        hand: Hand,
-        len: u16,
-        best: Option<Move>,
-        amount: u32,
-    ) {
+    pub fn store_proven(&mut self, key: u64, hand: Hand, len: u16, best: Option<Move>, amount: u32) {
         let i = self.index(key);
         let cluster = &mut self.clusters[i].0;
         let mut amount = amount;
@@ -222,16 +192,8 @@ impl Table {
                 e.used = false;
             }
         }
-        *Self::victim(cluster) = Entry {
-            key,
-            hand,
-            pn: 0,
-            dn: INF,
-            amount,
-            len,
-            best: best.map_or(0, Move::bits),
-            used: true,
-        };
+        *Self::victim(cluster) =
+            Entry { key, hand, pn: 0, dn: INF, amount, len, best: best.map_or(0, Move::bits), used: true };
     }
 
     /// Stores a disproof: no mate within `len` plies (any length if [`UNLIMITED`]) with any hand
@@ -258,25 +220,13 @@ impl Table {
                 e.used = false;
             }
         }
-        *Self::victim(cluster) = Entry {
-            key,
-            hand,
-            pn: INF,
-            dn: 0,
-            amount,
-            len,
-            best: 0,
-            used: true,
-        };
+        *Self::victim(cluster) = Entry { key, hand, pn: INF, dn: 0, amount, len, best: 0, used: true };
     }
 
     /// Permille of the first thousand clusters' slots in use (for `info hashfull`).
     pub fn hashfull(&self) -> usize {
         let n = self.clusters.len().min(1000);
-        let used: usize = self.clusters[..n]
-            .iter()
-            .map(|c| c.0.iter().filter(|e| e.used).count())
-            .sum();
+        let used: usize = self.clusters[..n].iter().map(|c| c.0.iter().filter(|e| e.used).count()).sum();
         used * 1000 / (n * WAYS)
     }
 }
@@ -296,11 +246,7 @@ fn advise_huge_pages(clusters: &[std::mem::MaybeUninit<Cluster>]) {
     if aligned + HUGE <= end {
         // SAFETY: the range lies within the allocation of `clusters` and is aligned to a page; MADV_HUGEPAGE changes how the kernel backs the pages, never their contents.
         unsafe {
-            madvise(
-                aligned as *mut std::ffi::c_void,
-                (end - aligned) & !(HUGE - 1),
-                MADV_HUGEPAGE,
-            );
+            madvise(aligned as *mut std::ffi::c_void, (end - aligned) & !(HUGE - 1), MADV_HUGEPAGE);
         }
     }
 }

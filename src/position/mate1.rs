@@ -109,8 +109,7 @@ impl Ctx<'_> {
             | Bitboard::from_square(to);
         let mut maybe_attacked =
             attacks::piece(Piece::new(self.us, after), to, occ) | Bitboard::from_square(to);
-        let straight =
-            self.pos.rook_sliders(self.us) | self.pos.pieces_cp(self.us, PieceType::Lance);
+        let straight = self.pos.rook_sliders(self.us) | self.pos.pieces_cp(self.us, PieceType::Lance);
         if (attacks::rook_pseudo(from) & straight).is_nonempty() {
             maybe_attacked |= attacks::rook_pseudo(from);
         }
@@ -152,17 +151,10 @@ impl Ctx<'_> {
             let piece = Piece::new(self.us, pt);
             for to in targets {
                 let occ_after = occ_no_king | Bitboard::from_square(to);
-                if free
-                    .and_not(attacks::piece(piece, to, occ_after))
-                    .is_nonempty()
-                {
+                if free.and_not(attacks::piece(piece, to, occ_after)).is_nonempty() {
                     continue;
                 }
-                let c = Candidate {
-                    from: None,
-                    to,
-                    after: pt,
-                };
+                let c = Candidate { from: None, to, after: pt };
                 if self.mates(c) {
                     return Some(Move::drop(pt, to));
                 }
@@ -183,23 +175,14 @@ impl Ctx<'_> {
             let pc = pos.piece_on(from).expect("an own piece");
             let pt = pc.piece_type();
             let mut dests = attacks::piece(pc, from, self.occ).and_not(self.ours);
-            let discovered = if discoverers.contains(from) {
-                !attacks::line(from, self.ksq)
-            } else {
-                Bitboard::EMPTY
-            };
+            let discovered =
+                if discoverers.contains(from) { !attacks::line(from, self.ksq) } else { Bitboard::EMPTY };
             if pt == PieceType::King {
                 // A king only checks by discovery, and must not step into check.
                 let occ = self.occ ^ Bitboard::from_square(from);
                 for to in dests & discovered {
-                    if pos.attackers_to(self.them, to, occ).is_empty()
-                        && !self.surely_escapes(from, to, pt)
-                    {
-                        let c = Candidate {
-                            from: Some(from),
-                            to,
-                            after: pt,
-                        };
+                    if pos.attackers_to(self.them, to, occ).is_empty() && !self.surely_escapes(from, to, pt) {
+                        let c = Candidate { from: Some(from), to, after: pt };
                         if self.mates(c) {
                             return Some(Move::normal(from, to, false));
                         }
@@ -213,21 +196,13 @@ impl Ctx<'_> {
                 }
             }
             if pt.can_promote() {
-                let promotable = if zone.contains(from) {
-                    dests
-                } else {
-                    dests & zone
-                };
+                let promotable = if zone.contains(from) { dests } else { dests & zone };
                 let pro = pt.promote();
                 for to in promotable & (pos.check_squares(pro) | discovered) {
                     if self.surely_escapes(from, to, pro) {
                         continue;
                     }
-                    let c = Candidate {
-                        from: Some(from),
-                        to,
-                        after: pro,
-                    };
+                    let c = Candidate { from: Some(from), to, after: pro };
                     if self.mates(c) {
                         return Some(Move::normal(from, to, true));
                     }
@@ -241,11 +216,7 @@ impl Ctx<'_> {
                 if must_promote(us, pt, to) || self.surely_escapes(from, to, pt) {
                     continue;
                 }
-                let c = Candidate {
-                    from: Some(from),
-                    to,
-                    after: pt,
-                };
+                let c = Candidate { from: Some(from), to, after: pt };
                 if self.mates(c) {
                     return Some(Move::normal(from, to, false));
                 }
@@ -266,11 +237,7 @@ impl Ctx<'_> {
             if m.is_drop() && pc.piece_type() == PieceType::Pawn {
                 continue;
             }
-            let c = Candidate {
-                from,
-                to: m.to(),
-                after: pc.piece_type(),
-            };
+            let c = Candidate { from, to: m.to(), after: pc.piece_type() };
             if self.mates(c) {
                 return Some(m);
             }
@@ -295,8 +262,7 @@ impl Ctx<'_> {
         let add = |yes: bool| if yes { to_bb } else { Bitboard::EMPTY };
         let bishops = pos.bishop_sliders(us).and_not(from_bb) | add(slides_diagonally);
         let rooks = pos.rook_sliders(us).and_not(from_bb) | add(slides_straight);
-        let lances =
-            pos.pieces_cp(us, PieceType::Lance).and_not(from_bb) | add(c.after == PieceType::Lance);
+        let lances = pos.pieces_cp(us, PieceType::Lance).and_not(from_bb) | add(c.after == PieceType::Lance);
         // Our sliders (other than those in `removed`) that see the king with occupancy `occ`.
         let sliders_on_king = |occ: Bitboard, removed: Bitboard| -> Bitboard {
             ((attacks::bishop(ksq, occ) & bishops)
@@ -313,11 +279,7 @@ impl Ctx<'_> {
             if e != c.to && moved_attacks.contains(e) {
                 continue;
             }
-            if pos
-                .attackers_to(us, e, occ_no_king)
-                .and_not(from_bb)
-                .is_empty()
-            {
+            if pos.attackers_to(us, e, occ_no_king).and_not(from_bb).is_empty() {
                 return false;
             }
         }
@@ -372,9 +334,7 @@ impl Ctx<'_> {
         if hand.has(PieceType::Lance) && between.and_not(last).is_nonempty() {
             return false;
         }
-        if hand.has(PieceType::Knight)
-            && between.and_not(Bitboard::far_ranks(them, 2)).is_nonempty()
-        {
+        if hand.has(PieceType::Knight) && between.and_not(Bitboard::far_ranks(them, 2)).is_nonempty() {
             return false;
         }
         if hand.has(PieceType::Pawn) {
@@ -457,12 +417,7 @@ mod tests {
             .map(|l| l.trim().to_string())
             .collect();
         for file in ["mate.tsv", "nomate.tsv"] {
-            out.extend(
-                data(file)
-                    .lines()
-                    .skip(1)
-                    .filter_map(|l| l.split('\t').nth(1).map(str::to_string)),
-            );
+            out.extend(data(file).lines().skip(1).filter_map(|l| l.split('\t').nth(1).map(str::to_string)));
         }
         out
     }
@@ -508,17 +463,12 @@ mod tests {
                         break;
                     }
                     // Prefer checks on some walks, so that kings get chased into mating nets.
-                    let checks: Vec<Move> = moves
-                        .iter()
-                        .copied()
-                        .filter(|&m| pos.gives_check(m))
-                        .collect();
-                    let pick =
-                        if walk % 2 == 1 && !checks.is_empty() && !rand(&mut s).is_multiple_of(3) {
-                            checks[rand(&mut s) as usize % checks.len()]
-                        } else {
-                            moves[rand(&mut s) as usize % moves.len()]
-                        };
+                    let checks: Vec<Move> = moves.iter().copied().filter(|&m| pos.gives_check(m)).collect();
+                    let pick = if walk % 2 == 1 && !checks.is_empty() && !rand(&mut s).is_multiple_of(3) {
+                        checks[rand(&mut s) as usize % checks.len()]
+                    } else {
+                        moves[rand(&mut s) as usize % moves.len()]
+                    };
                     pos.do_move(pick);
                 }
             }
@@ -536,15 +486,8 @@ mod tests {
                 continue;
             }
             let mut pos = Position::from_sfen(f[1]).unwrap();
-            let m = pos
-                .mate_in_one()
-                .unwrap_or_else(|| panic!("{}: no mate found", f[0]));
-            assert!(
-                f[3].split(',').any(|u| u == m.to_usi()),
-                "{}: {m} not among {}",
-                f[0],
-                f[3]
-            );
+            let m = pos.mate_in_one().unwrap_or_else(|| panic!("{}: no mate found", f[0]));
+            assert!(f[3].split(',').any(|u| u == m.to_usi()), "{}: {m} not among {}", f[0], f[3]);
             assert!(check(&mut pos));
         }
     }
