@@ -6,6 +6,7 @@
 //! (searches run in the thread pool). Commands: see `handle`.
 
 pub mod go;
+pub mod mate_cmd;
 pub mod options;
 pub mod output;
 pub mod position_cmd;
@@ -16,6 +17,7 @@ use crate::position::{DeclarationRule, MoveList, Position};
 use crate::search::time::TimeOptions;
 use crate::search::{Limits, SearchConfig, ThreadPool, TranspositionTable};
 use go::{parse_go, GoCommand};
+use mate_cmd::{MateRequest, MateRunner};
 use options::Options;
 use output::{info_string, send, UsiReporter};
 use position_cmd::{parse_position, Parsed};
@@ -38,6 +40,8 @@ pub struct Engine {
     net: Option<Arc<Network>>,
     /// The file the last load attempt read (reloaded only when the options name another).
     net_source: Option<PathBuf>,
+    /// `go mate`'s solver.
+    mate: MateRunner,
 }
 
 impl Engine {
@@ -50,6 +54,7 @@ impl Engine {
             config_problem,
             net: None,
             net_source: None,
+            mate: MateRunner::new(),
         }
     }
 
@@ -164,17 +169,25 @@ impl Engine {
             ["setoption", rest @ ..] => self.setoption(rest),
             ["usinewgame"] => {
                 self.pool.stop_and_wait();
+                self.mate.stop_and_wait();
                 self.apply_resources();
                 self.tt.clear();
                 self.pool.clear();
             }
             ["position", rest @ ..] => self.position(rest),
             ["go", rest @ ..] => self.go(rest),
-            ["stop"] => self.pool.control().stop(),
+            ["stop"] => {
+                self.pool.control().stop();
+                self.mate.stop();
+            }
             ["ponderhit", rest @ ..] => self.ponderhit(rest),
-            ["gameover", ..] => self.pool.stop_and_wait(),
+            ["gameover", ..] => {
+                self.pool.stop_and_wait();
+                self.mate.stop_and_wait();
+            }
             ["quit"] => {
                 self.pool.stop_and_wait();
+                self.mate.stop_and_wait();
                 return false;
             }
             ["d"] => self.display(),
@@ -255,15 +268,20 @@ impl Engine {
         for w in warnings {
             info_string(&w);
         }
+        // A go during a search (not expected from a GUI) ends the old search first.
+        self.pool.stop_and_wait();
+        self.mate.stop_and_wait();
         match cmd {
-            GoCommand::Perft(depth) => {
-                self.pool.stop_and_wait();
-                self.perft(depth)
+            GoCommand::Perft(depth) => self.perft(depth),
+            GoCommand::Mate(limits) => {
+                let option_nodes = self.options.int(options::MATE_NODES) as u64;
+                let req = MateRequest {
+                    time_ms: limits.mate.flatten(),
+                    nodes: limits.nodes.or((option_nodes > 0).then_some(option_nodes)),
+                };
+                self.mate.start(&self.pos, req, self.options.int(options::MATE_HASH) as usize);
             }
-            GoCommand::Mate(_) => send("checkmate notimplemented"),
             GoCommand::Search(limits) => {
-                // A go during a search (not expected from a GUI) ends the old search first.
-                self.pool.stop_and_wait();
                 self.apply_resources();
                 self.pool.set_network(self.net.as_ref(), self.fv_scale());
                 let reporter = Arc::new(UsiReporter { ponder: self.options.bool(options::USI_PONDER) });
@@ -315,6 +333,7 @@ impl Engine {
 
     fn bench(&mut self, rest: &[&str]) {
         self.pool.stop_and_wait();
+        self.mate.stop_and_wait();
         let depth = rest.first().and_then(|d| d.parse().ok()).unwrap_or(crate::bench::DEFAULT_DEPTH);
         let result = crate::bench::run(depth, |i, _sfen, nodes| {
             send(&format!("info string position {} nodes {nodes}", i + 1))

@@ -63,6 +63,8 @@ pub const GENERATE_ALL_LEGAL_MOVES: &str = "GenerateAllLegalMoves";
 pub const EVAL_DIR: &str = "EvalDir";
 pub const EVAL_FILE: &str = "EvalFile";
 pub const FV_SCALE: &str = "FV_SCALE";
+pub const MATE_HASH: &str = "MateHash";
+pub const MATE_NODES: &str = "MateNodes";
 
 /// Every option the engine declares, in the order `usi` lists them.
 pub fn declarations() -> Vec<Decl> {
@@ -89,6 +91,8 @@ pub fn declarations() -> Vec<Decl> {
         Decl { name: EVAL_DIR, kind: Kind::Str("eval") },
         Decl { name: EVAL_FILE, kind: Kind::Filename("") },
         spin(FV_SCALE, 16, 1, 128),
+        spin(MATE_HASH, 256, 1, 65536),
+        spin(MATE_NODES, 0, 0, 2_147_483_647),
     ];
     #[cfg(feature = "tune")]
     let decls = {
