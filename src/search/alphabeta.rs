@@ -235,6 +235,7 @@ impl Worker {
             }
             move_count += 1;
             let is_quiet = !self.pos.is_capture(m) && !m.is_promotion();
+            let gives_check = self.pos.gives_check(m);
 
             // Step 7. Make the move.
             self.stack[u].current_move = Some(m);
@@ -243,23 +244,25 @@ impl Worker {
             let new_depth = depth - 1;
 
             // Step 8. Late move reductions: quiet moves late in the order are searched shallower
-            // first, and at full depth only when they beat alpha.
+            // first, and at full depth only when they beat alpha. Checks are not reduced: a
+            // reduced check sequence falls into quiescence search, which misses quiet mates.
             let mut value = -VALUE_INFINITE;
-            let full_depth_null_window = if depth >= 2 && move_count > 1 + ROOT as i32 && is_quiet {
-                let mut r = self.reduction(depth, move_count);
-                if !PV {
-                    r += 1024;
-                }
-                if !improving {
-                    r += params::LmrNotImproving();
-                }
-                r -= self.history.butterfly(us, m) * 1024 / params::LmrHistoryDivisor();
-                let d = (new_depth - r / 1024).clamp(1, new_depth);
-                value = -self.search::<false, false>(-alpha - 1, -alpha, d, ply + 1, true, shared);
-                value > alpha && d < new_depth
-            } else {
-                !PV || move_count > 1
-            };
+            let full_depth_null_window =
+                if depth >= 2 && move_count > 1 + ROOT as i32 && is_quiet && !gives_check {
+                    let mut r = self.reduction(depth, move_count);
+                    if !PV {
+                        r += 1024;
+                    }
+                    if !improving {
+                        r += params::LmrNotImproving();
+                    }
+                    r -= self.history.butterfly(us, m) * 1024 / params::LmrHistoryDivisor();
+                    let d = (new_depth - r / 1024).clamp(1, new_depth);
+                    value = -self.search::<false, false>(-alpha - 1, -alpha, d, ply + 1, true, shared);
+                    value > alpha && d < new_depth
+                } else {
+                    !PV || move_count > 1
+                };
             // Step 9. Full-depth null-window search, then the full window for a new PV move.
             if full_depth_null_window {
                 value =
