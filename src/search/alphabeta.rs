@@ -4,15 +4,16 @@
 //! Node types are compile-time flags (`PV`, `ROOT`). The body is written in numbered steps; the
 //! pruning and extension steps of a Stockfish-style search slot in between them.
 
+use super::history::{piece_to, ContKeys};
 use super::iterate::draw_value;
-use super::movepick::MovePicker;
+use super::movepick::{quiet_score, MovePicker};
 use super::params;
 use super::report::ScoreBound;
 use super::thread::{SharedState, Worker};
 use super::tt::Bound;
 use crate::position::{Declaration, Repetition};
 use crate::types::{
-    mate_in, mated_in, Depth, Move, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATED_IN_MAX_PLY,
+    mate_in, mated_in, Depth, Move, PieceType, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATED_IN_MAX_PLY,
     VALUE_MATE_IN_MAX_PLY, VALUE_NONE,
 };
 
@@ -45,6 +46,16 @@ pub fn value_from_tt(v: Value, ply: i32) -> Value {
 const CHECK_INTERVAL: u64 = 2048;
 
 impl Worker {
+    /// The kind a move captures, if it captures.
+    #[inline]
+    fn capture_kind(&self, m: Move) -> Option<PieceType> {
+        if m.is_drop() {
+            None
+        } else {
+            self.pos.piece_on(m.to()).map(|p| p.piece_type())
+        }
+    }
+
     /// The late-move reduction for the `move_count`-th move at `depth`, in 1/1024 plies.
     #[inline]
     fn reduction(&self, depth: Depth, move_count: i32) -> i32 {
@@ -214,8 +225,14 @@ impl Worker {
         let mut move_count = 0;
         let mut quiets_tried: [Option<Move>; 32] = [None; 32];
         let mut quiet_count = 0;
+        let mut captures_tried: [Option<Move>; 32] = [None; 32];
+        let mut capture_count = 0;
         let all_moves = shared.config.generate_all_moves;
-        let mut picker = MovePicker::new(&self.pos, tt_move, self.stack[u].killers, all_moves);
+        let key_back = |n: usize| if u >= n { self.stack[u - n].piece_to } else { None };
+        let cont_keys: ContKeys = [key_back(1), key_back(2), key_back(4)];
+        let counter = self.history.counter_move(cont_keys[0]);
+        let mut picker =
+            MovePicker::new(&self.pos, tt_move, self.stack[u].killers, counter, cont_keys, all_moves);
         let mut root_index = self.pv_idx;
         loop {
             let m = if ROOT {
@@ -234,14 +251,65 @@ impl Worker {
                 continue;
             }
             move_count += 1;
-            let is_quiet = !self.pos.is_capture(m) && !m.is_promotion();
+            let captured = if m.is_drop() { None } else { self.pos.piece_on(m.to()) };
+            let is_quiet = captured.is_none() && !m.is_promotion();
             let gives_check = self.pos.gives_check(m);
+            let new_depth = depth - 1;
+            let moved_key = piece_to(self.pos.moved_piece_after(m), m.to());
+            let stat_score = if is_quiet { quiet_score(&self.pos, &self.history, &cont_keys, m) } else { 0 };
+
+            // Pruning at shallow depth: once some move has saved us from being mated, skip moves
+            // that look hopeless here.
+            if !ROOT && best_value > VALUE_MATED_IN_MAX_PLY {
+                let lmr_depth = (new_depth - self.reduction(depth, move_count) / 1024).max(0);
+                if is_quiet && !gives_check {
+                    // Move count pruning: enough quiet moves tried at this depth.
+                    // (Only this move: later quiet checks are still searched; a quiet mate is a
+                    // quiet check, and skipping the rest of the quiets would drop them.)
+                    if move_count >= params::LmpBase() + depth * depth / (2 - improving as i32) {
+                        continue;
+                    }
+                    // History pruning: quiet moves that have failed everywhere.
+                    if lmr_depth < 6 && stat_score < -params::HistoryPruneScale() * depth {
+                        continue;
+                    }
+                    // Futility pruning: even a generous gain would not reach alpha.
+                    if !in_check
+                        && lmr_depth < 10
+                        && static_eval + params::FutilityBase() + params::FutilityScale() * lmr_depth <= alpha
+                    {
+                        continue;
+                    }
+                    // SEE pruning of quiets that lose material.
+                    if !self.pos.see_ge(m, -params::SeeQuietScale() * lmr_depth * lmr_depth) {
+                        continue;
+                    }
+                } else {
+                    // Futility pruning of captures that cannot reach alpha.
+                    if !gives_check && !in_check && lmr_depth < 7 {
+                        let gain =
+                            captured.map_or(0, |c| crate::position::see::capture_value(c.piece_type()));
+                        if static_eval
+                            + params::CaptureFutilityBase()
+                            + params::FutilityScale() * lmr_depth
+                            + gain
+                            <= alpha
+                        {
+                            continue;
+                        }
+                    }
+                    // SEE pruning of captures, promotions and checks that lose material.
+                    if !self.pos.see_ge(m, -params::SeeCaptureScale() * depth) {
+                        continue;
+                    }
+                }
+            }
 
             // Step 7. Make the move.
             self.stack[u].current_move = Some(m);
+            self.stack[u].piece_to = Some(moved_key);
             self.pos.do_move_observed(m, &mut self.eval);
             shared.tt.prefetch(self.pos.key());
-            let new_depth = depth - 1;
 
             // Step 8. Late move reductions: quiet moves late in the order are searched shallower
             // first, and at full depth only when they beat alpha. Checks are not reduced: a
@@ -256,7 +324,7 @@ impl Worker {
                     if !improving {
                         r += params::LmrNotImproving();
                     }
-                    r -= self.history.butterfly(us, m) * 1024 / params::LmrHistoryDivisor();
+                    r -= stat_score * 1024 / params::LmrHistoryDivisor();
                     let d = (new_depth - r / 1024).clamp(1, new_depth);
                     value = -self.search::<false, false>(-alpha - 1, -alpha, d, ply + 1, true, shared);
                     value > alpha && d < new_depth
@@ -313,9 +381,14 @@ impl Worker {
                     alpha = value;
                 }
             }
-            if is_quiet && Some(m) != best_move && quiet_count < quiets_tried.len() {
-                quiets_tried[quiet_count] = Some(m);
-                quiet_count += 1;
+            if Some(m) != best_move {
+                if is_quiet && quiet_count < quiets_tried.len() {
+                    quiets_tried[quiet_count] = Some(m);
+                    quiet_count += 1;
+                } else if !is_quiet && capture_count < captures_tried.len() {
+                    captures_tried[capture_count] = Some(m);
+                    capture_count += 1;
+                }
             }
         }
 
@@ -324,18 +397,34 @@ impl Worker {
             return mated_in(ply);
         }
 
-        // Step 12. Histories and killers for a quiet cut-off move.
+        // Step 12. Histories: the move that cut off gains, the moves tried before it lose; a quiet
+        // cut-off move also becomes a killer and the counter move to the previous move.
         if let Some(bm) = best_move {
-            if best_value >= beta && !self.pos.is_capture(bm) && !bm.is_promotion() {
+            if best_value >= beta {
                 let bonus = super::history::stat_bonus(depth);
-                self.history.update_butterfly(us, bm, bonus);
-                for q in quiets_tried[..quiet_count].iter().flatten() {
-                    self.history.update_butterfly(us, *q, -bonus);
+                let bm_quiet = !self.pos.is_capture(bm) && !bm.is_promotion();
+                if bm_quiet {
+                    self.history.update_butterfly(us, bm, bonus);
+                    let key = piece_to(self.pos.moved_piece_after(bm), bm.to());
+                    self.history.update_continuations(&cont_keys, key, bonus);
+                    for q in quiets_tried[..quiet_count].iter().flatten() {
+                        self.history.update_butterfly(us, *q, -bonus);
+                        let qk = piece_to(self.pos.moved_piece_after(*q), q.to());
+                        self.history.update_continuations(&cont_keys, qk, -bonus);
+                    }
+                    let k = &mut self.stack[u].killers;
+                    if k[0] != Some(bm) {
+                        k[1] = k[0];
+                        k[0] = Some(bm);
+                    }
+                    self.history.set_counter_move(cont_keys[0], bm);
+                } else if let Some(cap) = self.capture_kind(bm) {
+                    self.history.update_capture(self.pos.moved_piece_after(bm), bm.to(), cap, bonus);
                 }
-                let k = &mut self.stack[u].killers;
-                if k[0] != Some(bm) {
-                    k[1] = k[0];
-                    k[0] = Some(bm);
+                for c in captures_tried[..capture_count].iter().flatten() {
+                    if let Some(cap) = self.capture_kind(*c) {
+                        self.history.update_capture(self.pos.moved_piece_after(*c), c.to(), cap, -bonus);
+                    }
                 }
             }
         }

@@ -1,20 +1,35 @@
 //! Move-ordering statistics learned during the search.
 //!
-//! Butterfly history: indexed by side to move and (origin or dropped kind, destination). Updates
-//! use the "gravity" rule `h += bonus - h * |bonus| / MAX`, which keeps every entry within
-//! `±MAX` and lets old information fade.
+//! - Butterfly history: by side to move and (origin or dropped kind, destination).
+//! - Capture history: by moving piece, destination and captured kind.
+//! - Continuation histories: by the (piece, destination) of a move 1, 2 and 4 plies earlier and
+//!   the (piece, destination) of the move being scored; they learn follow-ups.
+//! - Counter moves: the quiet reply that last refuted a (piece, destination).
+//!
+//! "Piece" is the piece as it stands after the move (promoted if it promoted); a (piece,
+//! destination) pair is a `PieceTo` index, `piece * 81 + square`. Updates use the gravity rule
+//! `h += bonus - h * |bonus| / MAX`, which keeps every entry within `±MAX` and lets old
+//! information fade.
 
 use super::params;
-use crate::types::{Color, Move};
+use crate::types::{Color, Move, Piece, PieceType, Square};
 
 /// Origins: the 81 squares, then one pseudo-origin per droppable kind.
 const ORIGINS: usize = 81 + 7;
+/// Number of (piece, destination) pairs.
+pub const PIECE_TO: usize = Piece::NUM * 81;
 
 /// The (origin, destination) index of a move.
 #[inline(always)]
 pub fn from_to(m: Move) -> usize {
     let origin = if m.is_drop() { 80 + m.dropped_piece() as usize } else { m.from().index() };
     origin * 81 + m.to().index()
+}
+
+/// The (piece, destination) index of a move by `pc` (the piece after the move) to `to`.
+#[inline(always)]
+pub fn piece_to(pc: Piece, to: Square) -> usize {
+    pc.index() * 81 + to.index()
 }
 
 /// Applies a gravity update to one entry.
@@ -33,13 +48,25 @@ pub fn stat_bonus(depth: i32) -> i32 {
     (params::HistoryBonusScale() * depth * depth).min(params::HistoryBonusMax())
 }
 
+/// The (piece, destination) keys of the moves 1, 2 and 4 plies before a node, where there were
+/// such moves (not null moves, not before the root).
+pub type ContKeys = [Option<usize>; 3];
+
 pub struct History {
     butterfly: Box<[[i16; ORIGINS * 81]; 2]>,
+    capture: Vec<i16>,
+    continuation: Vec<i16>,
+    counter: Vec<Option<Move>>,
 }
 
 impl Default for History {
     fn default() -> History {
-        History { butterfly: Box::new([[0; ORIGINS * 81]; 2]) }
+        History {
+            butterfly: Box::new([[0; ORIGINS * 81]; 2]),
+            capture: vec![0; PIECE_TO * PieceType::NUM],
+            continuation: vec![0; PIECE_TO * PIECE_TO],
+            counter: vec![None; PIECE_TO],
+        }
     }
 }
 
@@ -48,6 +75,9 @@ impl History {
         for side in self.butterfly.iter_mut() {
             side.fill(0);
         }
+        self.capture.fill(0);
+        self.continuation.fill(0);
+        self.counter.fill(None);
     }
 
     #[inline(always)]
@@ -58,6 +88,49 @@ impl History {
     #[inline(always)]
     pub fn update_butterfly(&mut self, c: Color, m: Move, bonus: i32) {
         gravity(&mut self.butterfly[c.index()][from_to(m)], bonus);
+    }
+
+    /// Capture history of `pc` (after the move) taking a `captured` kind on `to`.
+    #[inline(always)]
+    pub fn capture(&self, pc: Piece, to: Square, captured: PieceType) -> i32 {
+        self.capture[piece_to(pc, to) * PieceType::NUM + captured.index()] as i32
+    }
+
+    #[inline(always)]
+    pub fn update_capture(&mut self, pc: Piece, to: Square, captured: PieceType, bonus: i32) {
+        gravity(&mut self.capture[piece_to(pc, to) * PieceType::NUM + captured.index()], bonus);
+    }
+
+    /// Continuation history of the move with key `current` after the move with key `previous`.
+    #[inline(always)]
+    pub fn continuation(&self, previous: usize, current: usize) -> i32 {
+        self.continuation[previous * PIECE_TO + current] as i32
+    }
+
+    /// The sum of the continuation histories of `current` after each of `keys`.
+    #[inline(always)]
+    pub fn continuations(&self, keys: &ContKeys, current: usize) -> i32 {
+        keys.iter().flatten().map(|&k| self.continuation(k, current)).sum()
+    }
+
+    #[inline]
+    pub fn update_continuations(&mut self, keys: &ContKeys, current: usize, bonus: i32) {
+        for &k in keys.iter().flatten() {
+            gravity(&mut self.continuation[k * PIECE_TO + current], bonus);
+        }
+    }
+
+    /// The counter move stored for the previous move's key.
+    #[inline(always)]
+    pub fn counter_move(&self, previous: Option<usize>) -> Option<Move> {
+        previous.and_then(|k| self.counter[k])
+    }
+
+    #[inline(always)]
+    pub fn set_counter_move(&mut self, previous: Option<usize>, m: Move) {
+        if let Some(k) = previous {
+            self.counter[k] = Some(m);
+        }
     }
 }
 
@@ -80,5 +153,21 @@ mod tests {
         let n = Move::from_usi("1b5e").unwrap();
         assert_ne!(from_to(d), from_to(n));
         assert!(from_to(Move::from_usi("R*9i").unwrap()) < ORIGINS * 81);
+    }
+
+    #[test]
+    fn tables_index_in_range() {
+        let mut h = History::default();
+        let pc = Piece::new(Color::White, PieceType::Dragon);
+        h.update_capture(pc, Square::Sq99, PieceType::Dragon, 100);
+        assert!(h.capture(pc, Square::Sq99, PieceType::Dragon) > 0);
+        let k = piece_to(pc, Square::Sq99);
+        assert_eq!(k, PIECE_TO - 1 - (Piece::NUM - 1 - pc.index()) * 81);
+        h.update_continuations(&[Some(k), None, Some(0)], k, 200);
+        assert!(h.continuations(&[Some(k), None, None], k) > 0);
+        h.set_counter_move(Some(k), Move::from_usi("7g7f").unwrap());
+        assert_eq!(h.counter_move(Some(k)), Move::from_usi("7g7f"));
+        h.clear();
+        assert_eq!(h.counter_move(Some(k)), None);
     }
 }

@@ -1,12 +1,13 @@
 //! The staged move picker: moves come out in the order most likely to cut off early, and each
 //! stage is generated only when the previous ones are exhausted.
 //!
-//! Main search: TT move, good captures (MVV-LVA, SEE >= 0; pawn promotions count as captures),
-//! two killers, quiets by history, then the bad captures. In check: TT move, then every evasion
+//! Main search: TT move, good captures (MVV-LVA plus capture history, SEE >= 0; pawn promotions
+//! count as captures), two killers, the counter move, quiets by butterfly and continuation
+//! histories, then the bad captures. In check: TT move, then every evasion
 //! (captures first). Quiescence: TT move (if a capture), then captures and pawn promotions.
 //! The picker yields pseudo-legal moves; the search checks `is_legal` before making one.
 
-use super::history::History;
+use super::history::{piece_to, ContKeys, History};
 use crate::position::{generate, see::capture_value, GenType, MoveList, Position, MAX_MOVES};
 use crate::types::{Move, PieceType};
 
@@ -17,6 +18,7 @@ enum Stage {
     GoodCapture,
     Killer0,
     Killer1,
+    Counter,
     QuietInit,
     Quiet,
     BadCapture,
@@ -33,6 +35,8 @@ pub struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
     killers: [Option<Move>; 2],
+    counter: Option<Move>,
+    cont_keys: ContKeys,
     list: MoveList,
     scores: [i32; MAX_MOVES],
     /// Next move to look at.
@@ -41,17 +45,26 @@ pub struct MovePicker {
     end_bad: usize,
     /// End of the captures; quiets follow.
     end_captures: usize,
-    skip_quiets: bool,
 }
 
 /// A capture's ordering score: most valuable victim first, least valuable attacker first;
-/// promotions add their gain.
+/// promotions add their gain; the capture history refines it.
 #[inline]
-fn capture_score(pos: &Position, m: Move) -> i32 {
-    let victim = pos.piece_on(m.to()).map_or(0, |p| capture_value(p.piece_type()));
+fn capture_score(pos: &Position, history: &History, m: Move) -> i32 {
+    let victim = pos.piece_on(m.to());
     let attacker = pos.moved_piece(m).piece_type();
     let promo = if m.is_promotion() { promotion_gain(attacker) } else { 0 };
-    victim * 8 + promo * 8 - crate::position::see::SEE_PIECE_VALUE[attacker.index()] / 8
+    let hist = victim.map_or(0, |v| history.capture(pos.moved_piece_after(m), m.to(), v.piece_type()));
+    victim.map_or(0, |v| capture_value(v.piece_type())) * 8 + promo * 8
+        - crate::position::see::SEE_PIECE_VALUE[attacker.index()] / 8
+        + hist / 16
+}
+
+/// A quiet move's ordering score: butterfly history (doubled) plus continuation histories.
+#[inline]
+pub fn quiet_score(pos: &Position, history: &History, keys: &ContKeys, m: Move) -> i32 {
+    let key = piece_to(pos.moved_piece_after(m), m.to());
+    2 * history.butterfly(pos.side_to_move(), m) + history.continuations(keys, key)
 }
 
 #[inline]
@@ -66,6 +79,8 @@ impl MovePicker {
         pos: &Position,
         tt_move: Option<Move>,
         killers: [Option<Move>; 2],
+        counter: Option<Move>,
+        cont_keys: ContKeys,
         all_moves: bool,
     ) -> MovePicker {
         let in_check = pos.in_check();
@@ -74,12 +89,13 @@ impl MovePicker {
             stage: if in_check { Stage::EvasionTt } else { Stage::MainTt },
             tt_move,
             killers,
+            counter,
+            cont_keys,
             list: MoveList::new(all_moves),
             scores: [0; MAX_MOVES],
             cur: 0,
             end_bad: 0,
             end_captures: 0,
-            skip_quiets: false,
         }
     }
 
@@ -93,30 +109,25 @@ impl MovePicker {
             stage: if in_check { Stage::EvasionTt } else { Stage::QsTt },
             tt_move,
             killers: [None; 2],
+            counter: None,
+            cont_keys: [None; 3],
             list: MoveList::new(all_moves),
             scores: [0; MAX_MOVES],
             cur: 0,
             end_bad: 0,
             end_captures: 0,
-            skip_quiets: false,
         }
     }
 
-    /// From now on, quiet moves (killers and history-ordered quiets) are skipped.
-    pub fn skip_quiets(&mut self) {
-        self.skip_quiets = true;
-    }
-
-    fn score_captures(&mut self, pos: &Position, from: usize) {
+    fn score_captures(&mut self, pos: &Position, history: &History, from: usize) {
         for i in from..self.list.len() {
-            self.scores[i] = capture_score(pos, self.list.as_slice()[i]);
+            self.scores[i] = capture_score(pos, history, self.list.as_slice()[i]);
         }
     }
 
     fn score_quiets(&mut self, pos: &Position, history: &History, from: usize) {
-        let us = pos.side_to_move();
         for i in from..self.list.len() {
-            self.scores[i] = history.butterfly(us, self.list.as_slice()[i]);
+            self.scores[i] = quiet_score(pos, history, &self.cont_keys, self.list.as_slice()[i]);
         }
     }
 
@@ -183,7 +194,7 @@ impl MovePicker {
                 Stage::CaptureInit | Stage::QsCaptureInit => {
                     self.list.clear();
                     generate(pos, GenType::CapturesProPlus, &mut self.list);
-                    self.score_captures(pos, 0);
+                    self.score_captures(pos, history, 0);
                     self.cur = 0;
                     self.end_bad = 0;
                     self.end_captures = self.list.len();
@@ -208,10 +219,7 @@ impl MovePicker {
                 }
                 Stage::Killer0 | Stage::Killer1 => {
                     let i = if self.stage == Stage::Killer0 { 0 } else { 1 };
-                    self.stage = if i == 0 { Stage::Killer1 } else { Stage::QuietInit };
-                    if self.skip_quiets {
-                        continue;
-                    }
+                    self.stage = if i == 0 { Stage::Killer1 } else { Stage::Counter };
                     if i == 1 && self.killers[1] == self.killers[0] {
                         continue;
                     }
@@ -219,20 +227,30 @@ impl MovePicker {
                         return Some(k);
                     }
                 }
-                Stage::QuietInit => {
-                    if !self.skip_quiets {
-                        generate(pos, GenType::QuietsProMinus, &mut self.list);
-                        self.score_quiets(pos, history, self.end_captures);
-                        self.sort(self.end_captures, self.list.len());
+                Stage::Counter => {
+                    self.stage = Stage::QuietInit;
+                    if self.killers.contains(&self.counter) {
+                        continue;
                     }
+                    if let Some(c) = self.is_killer_candidate(pos, self.counter) {
+                        return Some(c);
+                    }
+                }
+                Stage::QuietInit => {
+                    generate(pos, GenType::QuietsProMinus, &mut self.list);
+                    self.score_quiets(pos, history, self.end_captures);
+                    self.sort(self.end_captures, self.list.len());
                     self.cur = self.end_captures;
                     self.stage = Stage::Quiet;
                 }
                 Stage::Quiet => {
-                    if !self.skip_quiets && self.cur < self.list.len() {
+                    if self.cur < self.list.len() {
                         let m = self.list.as_slice()[self.cur];
                         self.cur += 1;
-                        if Some(m) == self.tt_move || Some(m) == self.killers[0] || Some(m) == self.killers[1]
+                        if Some(m) == self.tt_move
+                            || Some(m) == self.killers[0]
+                            || Some(m) == self.killers[1]
+                            || Some(m) == self.counter
                         {
                             continue;
                         }
@@ -256,7 +274,7 @@ impl MovePicker {
                     for i in 0..self.list.len() {
                         let m = self.list.as_slice()[i];
                         self.scores[i] = if pos.is_capture(m) {
-                            (1 << 28) + capture_score(pos, m)
+                            (1 << 28) + capture_score(pos, history, m)
                         } else {
                             history.butterfly(us, m)
                         };
@@ -300,7 +318,8 @@ mod tests {
         let legal = MoveList::legal(pos, true);
         // TT move and killers from the legal list (the picker must not repeat them).
         let pick = |i: usize| legal.as_slice().get(i * 7 % legal.len().max(1)).copied();
-        let mut picker = MovePicker::new(pos, pick(0), [pick(1), pick(2)], true);
+        let mut picker =
+            MovePicker::new(pos, pick(0), [pick(1), pick(2)], pick(3), [Some(5), None, Some(9)], true);
         let mut seen = Vec::new();
         let mut n = 0;
         while let Some(m) = picker.next(pos, history) {

@@ -83,14 +83,6 @@ params! {
     HistoryBonusMax = 1500, 100, 8000;
     /// Soft time limit: percentage of the optimum after which no new iteration starts.
     NewIterationPercent = 60, 20, 100;
-    /// Razoring: margin below alpha, constant part.
-    RazorBase = 300, 0, 2000;
-    /// Razoring: margin below alpha per depth squared.
-    RazorDepth = 250, 0, 1000;
-    /// Reverse futility pruning: below this depth.
-    RfpMaxDepth = 9, 1, 20;
-    /// Reverse futility pruning: margin above beta per ply of depth.
-    RfpMargin = 100, 20, 400;
     /// Late move reductions: constant part, 1/1024 plies.
     LmrBase = 800, 0, 3000;
     /// Late move reductions: scale of ln(depth) * ln(move count), 1/1024 plies.
@@ -99,6 +91,29 @@ params! {
     LmrNotImproving = 512, 0, 2048;
     /// History score worth one ply less (or more) reduction.
     LmrHistoryDivisor = 8192, 1000, 60000;
+    /// Move count pruning: quiet moves tried before the rest are skipped, plus depth^2 (halved
+    /// when not improving).
+    LmpBase = 3, 0, 20;
+    /// History pruning: a quiet move whose history is below minus this times depth is skipped.
+    HistoryPruneScale = 4000, 0, 20000;
+    /// Futility pruning of quiets: margin constant.
+    FutilityBase = 60, 0, 500;
+    /// Futility pruning: margin per ply of (reduced) depth.
+    FutilityScale = 120, 20, 500;
+    /// Futility pruning of captures: margin constant (plus the captured value).
+    CaptureFutilityBase = 200, 0, 1000;
+    /// SEE pruning of quiets: allowed loss per (reduced depth)^2.
+    SeeQuietScale = 25, 0, 200;
+    /// SEE pruning of captures and checks: allowed loss per ply of depth.
+    SeeCaptureScale = 90, 0, 400;
+    /// Razoring: margin below alpha, constant part.
+    RazorBase = 300, 0, 2000;
+    /// Razoring: margin below alpha per depth squared.
+    RazorDepth = 250, 0, 1000;
+    /// Reverse futility pruning: below this depth.
+    RfpMaxDepth = 9, 1, 20;
+    /// Reverse futility pruning: margin above beta per ply of depth.
+    RfpMargin = 100, 20, 400;
 }
 
 #[cfg(test)]

@@ -145,11 +145,18 @@ pub struct Frame {
     pub killers: [Option<Move>; 2],
     pub static_eval: Value,
     pub current_move: Option<Move>,
+    /// The (piece, destination) key of `current_move` (see `history`), None for a null move.
+    pub piece_to: Option<usize>,
 }
 
 impl Default for Frame {
     fn default() -> Frame {
-        Frame { killers: [None; 2], static_eval: crate::types::VALUE_NONE, current_move: None }
+        Frame {
+            killers: [None; 2],
+            static_eval: crate::types::VALUE_NONE,
+            current_move: None,
+            piece_to: None,
+        }
     }
 }
 
