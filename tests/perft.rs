@@ -3,9 +3,10 @@
 //! `make test`; the rest are `#[ignore]`d and run by `make perft-full`.
 
 use hayate::perft::{divide, perft, perft_stats, PerftStats};
-use hayate::position::{PieceLimits, Position};
+use hayate::position::{MoveList, PieceLimits, Position};
 use hayate::types::Move;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 const FAST_LIMIT: u64 = 50_000_000;
 
@@ -43,33 +44,65 @@ fn perft_rows() -> Vec<Row> {
         .collect()
 }
 
-/// Runs the rows on all cores, largest first, and reports every mismatch at once.
-fn check_rows(rows: Vec<Row>, bulk: bool) {
-    let mut rows = rows;
-    rows.sort_by_key(|r| std::cmp::Reverse(r.nodes));
+/// Rows bigger than this are split into one job per root move, so that a single deep row keeps
+/// every core busy.
+const SPLIT_ABOVE: u64 = 1_000_000;
+
+/// Runs `count(position, depth)` for every `(sfen, depth, size)` on all cores, biggest jobs first;
+/// returns the total per row.
+fn run_jobs<T, F>(rows: &[(String, u32, u64)], count: F) -> Vec<T>
+where
+    T: Default + Copy + Send + std::ops::AddAssign,
+    F: Fn(&mut Position, u32) -> T + Sync,
+{
+    // A job: row index, the root move to make first (if split) and its size estimate.
+    let mut jobs: Vec<(usize, Option<Move>, u64)> = Vec::new();
+    for (i, (sfen, depth, size)) in rows.iter().enumerate() {
+        let pos =
+            Position::from_sfen_with(sfen, PieceLimits::Extended).unwrap_or_else(|e| panic!("{sfen}: {e}"));
+        let moves = MoveList::legal(&pos, true);
+        if *size > SPLIT_ABOVE && *depth >= 2 && !moves.is_empty() {
+            let share = size / moves.len() as u64;
+            jobs.extend(moves.iter().map(|&m| (i, Some(m), share)));
+        } else {
+            jobs.push((i, None, *size));
+        }
+    }
+    jobs.sort_by_key(|j| std::cmp::Reverse(j.2));
     let next = AtomicUsize::new(0);
+    let totals = Mutex::new(vec![T::default(); rows.len()]);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let failures: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut bad = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(r) = rows.get(i) else { break };
-                        let mut pos = Position::from_sfen_with(&r.sfen, PieceLimits::Extended)
-                            .unwrap_or_else(|e| panic!("{}: {e}", r.name));
-                        let got = perft(&mut pos, r.depth, bulk);
-                        if got != r.nodes {
-                            bad.push(format!("{} depth {}: {} expected {}", r.name, r.depth, got, r.nodes));
-                        }
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(i, root, _)) = jobs.get(j) else { break };
+                let (sfen, depth, _) = &rows[i];
+                let mut pos = Position::from_sfen_with(sfen, PieceLimits::Extended).unwrap();
+                let got = match root {
+                    Some(m) => {
+                        pos.do_move(m);
+                        count(&mut pos, depth - 1)
                     }
-                    bad
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+                    None => count(&mut pos, *depth),
+                };
+                totals.lock().unwrap()[i] += got;
+            });
+        }
     });
+    totals.into_inner().unwrap()
+}
+
+/// Checks the rows on all cores and reports every mismatch at once.
+fn check_rows(rows: Vec<Row>, bulk: bool) {
+    let specs: Vec<(String, u32, u64)> = rows.iter().map(|r| (r.sfen.clone(), r.depth, r.nodes)).collect();
+    let got = run_jobs(&specs, |pos, depth| perft(pos, depth, bulk));
+    let failures: Vec<String> = rows
+        .iter()
+        .zip(&got)
+        .filter(|(r, &g)| g != r.nodes)
+        .map(|(r, g)| format!("{} depth {}: {} expected {}", r.name, r.depth, g, r.nodes))
+        .collect();
     assert!(failures.is_empty(), "perft mismatches:\n{}", failures.join("\n"));
 }
 
@@ -94,14 +127,18 @@ fn perft_rows_above_50m_nodes() {
 }
 
 fn check_details(limit: u64) {
-    for r in rows("perft_details.tsv") {
-        let nodes: u64 = r[3].parse().unwrap();
-        if (limit == 0) != (nodes > FAST_LIMIT) {
-            continue;
-        }
-        let depth: u32 = r[2].parse().unwrap();
-        let mut pos = Position::from_sfen_with(&r[1], PieceLimits::Extended).unwrap();
-        let got = perft_stats(&mut pos, depth);
+    let rows: Vec<Vec<String>> = rows("perft_details.tsv")
+        .into_iter()
+        .filter(|r| {
+            let nodes: u64 = r[3].parse().unwrap();
+            (limit == 0) == (nodes > FAST_LIMIT)
+        })
+        .collect();
+    let specs: Vec<(String, u32, u64)> =
+        rows.iter().map(|r| (r[1].clone(), r[2].parse().unwrap(), r[3].parse().unwrap())).collect();
+    let got = run_jobs(&specs, perft_stats);
+    for (r, got) in rows.iter().zip(got) {
+        let depth = &r[2];
         let field =
             |i: usize| -> Option<u64> { r.get(i).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()) };
         let want = [field(3), field(4), field(5), field(6), field(7), field(8)];
