@@ -171,7 +171,11 @@ impl Worker {
             }
             // Main thread: is another iteration worth starting?
             let best = self.root_moves[0].score;
-            let mate_proven = best.abs() >= VALUE_MATE - MAX_PLY && VALUE_MATE - best.abs() <= depth;
+            // A mate counts as settled only at twice its length plus four: with reductions and
+            // pruning, a mate found at depth N can still be longer than the shortest one, which a
+            // few more iterations find (tests/search_mate.rs).
+            let mate_proven =
+                best.abs() >= VALUE_MATE - MAX_PLY && 2 * (VALUE_MATE - best.abs()) + 4 <= depth;
             let done_by_time = self.time_plan.is_some_and(|plan| {
                 let single = self.root_moves.len() == 1;
                 single || self.elapsed_ms() * 100 >= plan.optimum * params::NewIterationPercent() as u64
