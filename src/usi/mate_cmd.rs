@@ -25,6 +25,7 @@ pub struct MateRequest {
 }
 
 /// The solver, idle or lent to a running job.
+#[derive(Default)]
 pub struct MateRunner {
     solver: Option<MateSolver>,
     /// Table size of `solver` in MiB.
@@ -37,21 +38,7 @@ struct Job {
     handle: JoinHandle<MateSolver>,
 }
 
-impl Default for MateRunner {
-    fn default() -> MateRunner {
-        MateRunner::new()
-    }
-}
-
 impl MateRunner {
-    pub fn new() -> MateRunner {
-        MateRunner { solver: None, solver_mb: 0, job: None }
-    }
-
-    pub fn is_running(&self) -> bool {
-        self.job.as_ref().is_some_and(|j| !j.handle.is_finished())
-    }
-
     /// Asks a running job to stop; it answers on its own thread.
     pub fn stop(&self) {
         if let Some(j) = &self.job {
@@ -65,8 +52,8 @@ impl MateRunner {
         self.wait();
     }
 
-    /// Waits for a job to end on its own and takes the solver back.
-    pub fn wait(&mut self) {
+    /// Waits for the job to end and takes the solver back.
+    fn wait(&mut self) {
         if let Some(j) = self.job.take() {
             match j.handle.join() {
                 Ok(solver) => self.solver = Some(solver),
@@ -77,14 +64,6 @@ impl MateRunner {
                     self.solver = None;
                 }
             }
-        }
-    }
-
-    /// Forgets what the solver's table learned (`usinewgame`).
-    pub fn clear(&mut self) {
-        self.stop_and_wait();
-        if let Some(s) = &mut self.solver {
-            s.clear();
         }
     }
 

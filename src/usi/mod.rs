@@ -54,7 +54,7 @@ impl Engine {
             config_problem,
             net: None,
             net_source: None,
-            mate: MateRunner::new(),
+            mate: MateRunner::default(),
         }
     }
 
