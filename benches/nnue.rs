@@ -191,7 +191,15 @@ fn main() {
     );
 
     let walk = walk_only(&mut work);
-    println!("do/undo alone: {:>12.0} nodes/s\n", walk);
+    println!("do/undo alone: {:>12.0} nodes/s", walk);
+    let roots = &work.roots;
+    let embedded = rate(|| {
+        for pos in roots {
+            black_box(hayate::eval::embedded::evaluate(black_box(pos)));
+        }
+        roots.len()
+    });
+    println!("embedded evaluation (no file), full: {:>12.0} evaluations/s\n", embedded);
     let heads = [
         "incremental",
         "(minus do/undo)",

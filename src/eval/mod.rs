@@ -6,7 +6,9 @@
 //! value (a king missing).
 
 pub mod embedded;
+pub mod features;
 pub mod nnue;
+pub mod weights;
 
 use crate::position::{MoveObserver, Position};
 use crate::types::{Move, Value, VALUE_EVAL_MAX};

@@ -1,0 +1,389 @@
+//! The features of the embedded evaluation: a linear function of these, one weight each
+//! (`weights.rs`). The evaluation and the tuner walk the same code ([`extract`]), so the tuned
+//! weights mean exactly what the evaluation computes.
+//!
+//! Every feature is computed for both colours from that colour's own view (squares rotated for
+//! white, "front" towards the opponent) and enters with +1 for black and -1 for white; the result
+//! is black's score. One extra feature, the tempo, belongs to the side to move.
+//!
+//! Feature groups (offsets below; each group's index encoding is at its offset):
+//! - material on the board, by piece kind;
+//! - pieces in hand: the n-th piece of a kind has its own weight (diminishing returns);
+//! - piece-square tables by kind (the king's table is the king-square table);
+//! - every piece's place relative to its own king and to the enemy king (file distance, rank
+//!   difference, both capped at 3), by piece class;
+//! - the king's neighbourhood: for each square within two of the king, by region (front, side,
+//!   back, two ranks ahead, rest), how many enemy pieces attack it (0..3+), how many own pieces
+//!   other than the king defend it (0..3+) and what stands on it (empty, own, enemy): the
+//!   saturation of multiple attacks and of defence is in the table rather than assumed;
+//! - drop threats: for each kind the enemy holds in hand, the empty squares next to the king that
+//!   no own piece other than the king defends;
+//! - pieces attacked by the enemy, undefended or defended, split by whether their side is to move
+//!   (it can still save them);
+//! - mobility of lances, bishops, rooks, horses and dragons (reachable squares not holding an own
+//!   piece);
+//! - tempo.
+
+use crate::attacks;
+use crate::bitboard::Bitboard;
+use crate::position::Position;
+use crate::types::{Color, Piece, PieceType, Square};
+
+/// Receives features: `add(index, count)` with `count` signed (+ for black).
+pub trait FeatureSink {
+    fn add(&mut self, index: usize, count: i32);
+}
+
+// --- Layout ---------------------------------------------------------------------------------
+
+/// Board material: index `MATERIAL + kind` (kind 1..=14; the king's slot stays unused).
+pub const MATERIAL: usize = 0;
+/// Hand pieces: index `HAND + HAND_START[kind] + n - 1` for the n-th piece of `kind` in hand.
+pub const HAND: usize = MATERIAL + PieceType::NUM;
+/// Where each hand kind's slots start inside the hand group, and how many there are (the most
+/// a hand can hold).
+const HAND_START: [usize; 8] = [0, 0, 18, 22, 26, 30, 32, 34];
+const HAND_LEN: usize = 38;
+/// Piece-square tables: `PST + kind * 81 + square` (square from the owner's view).
+pub const PST: usize = HAND + HAND_LEN;
+/// Place relative to the own king: `OWN_KING_REL + (class * 4 + dx) * 7 + (dy + 3)`.
+pub const OWN_KING_REL: usize = PST + PieceType::NUM * 81;
+const REL_LEN: usize = CLASSES * 4 * 7;
+/// Place relative to the enemy king, same encoding.
+pub const ENEMY_KING_REL: usize = OWN_KING_REL + REL_LEN;
+/// King neighbourhood: `ZONE + ((region * 4 + attackers) * 4 + defenders) * 3 + occupant`.
+pub const ZONE: usize = ENEMY_KING_REL + REL_LEN;
+const ZONE_LEN: usize = REGIONS * 4 * 4 * 3;
+/// Drop threats: `DROP_THREAT + hand kind` (1..=7), counted per undefended empty king neighbour.
+pub const DROP_THREAT: usize = ZONE + ZONE_LEN;
+/// Attacked pieces: `THREAT + (to_move * 15 + kind) * 2 + defended`.
+pub const THREAT: usize = DROP_THREAT + 8;
+const THREAT_LEN: usize = 2 * PieceType::NUM * 2;
+/// Mobility: `MOBILITY + MOB_START[slider] + squares` (squares capped at the table's end).
+pub const MOBILITY: usize = THREAT + THREAT_LEN;
+/// Lance, bishop, rook, horse, dragon: where each table starts and its last (capped) count.
+const MOB_START: [usize; 5] = [0, 9, 26, 43, 64];
+const MOB_CAP: [usize; 5] = [8, 16, 16, 20, 20];
+const MOB_LEN: usize = 85;
+/// Tempo: the side to move's bonus.
+pub const TEMPO: usize = MOBILITY + MOB_LEN;
+/// Number of weights.
+pub const NUM_FEATURES: usize = TEMPO + 1;
+
+/// Piece classes for the king-relative tables: pawn, lance, knight, silver, gold and the golds
+/// by promotion, bishop, rook, horse, dragon.
+const CLASSES: usize = 9;
+const fn class_of(pt: PieceType) -> usize {
+    match pt {
+        PieceType::Pawn => 0,
+        PieceType::Lance => 1,
+        PieceType::Knight => 2,
+        PieceType::Silver => 3,
+        PieceType::Bishop => 5,
+        PieceType::Rook => 6,
+        PieceType::Horse => 7,
+        PieceType::Dragon => 8,
+        _ => 4,
+    }
+}
+
+/// King-neighbourhood regions: 0 the three squares in front, 1 the two beside, 2 the three
+/// behind, 3 the five squares two ranks ahead, 4 the rest of the 5x5 block.
+const REGIONS: usize = 5;
+
+/// The square from `c`'s view (rotated for white).
+#[inline(always)]
+fn relative(c: Color, sq: Square) -> usize {
+    match c {
+        Color::Black => sq.index(),
+        Color::White => 80 - sq.index(),
+    }
+}
+
+/// Region of `z` around a king on `k` for the king's owner `c`, if within two squares.
+#[inline(always)]
+fn region(c: Color, k: Square, z: Square) -> usize {
+    let dy = z.relative_rank(c) as i32 - k.relative_rank(c) as i32;
+    let dx = (z.file() as i32 - k.file() as i32).abs();
+    match (dx.max(dy.abs()), dy) {
+        (1, -1) => 0,
+        (1, 0) => 1,
+        (1, _) => 2,
+        (_, -2) => 3,
+        _ => 4,
+    }
+}
+
+/// The squares within two files and ranks of each square (the square itself excluded).
+static ZONE_SQUARES: [Bitboard; 81] = build_zone();
+
+const fn build_zone() -> [Bitboard; 81] {
+    let mut t = [Bitboard::from_halves(0, 0); 81];
+    let mut sq = 0;
+    while sq < 81 {
+        let (f, r) = ((sq / 9) as i32, (sq % 9) as i32);
+        let (mut lo, mut hi) = (0u64, 0u64);
+        let mut df = -2;
+        while df <= 2 {
+            let mut dr = -2;
+            while dr <= 2 {
+                let (nf, nr) = (f + df, r + dr);
+                if nf >= 0 && nf < 9 && nr >= 0 && nr < 9 && !(df == 0 && dr == 0) {
+                    let i = (nf * 9 + nr) as usize;
+                    if i < 63 {
+                        lo |= 1 << i;
+                    } else {
+                        hi |= 1 << (i - 63);
+                    }
+                }
+                dr += 1;
+            }
+            df += 1;
+        }
+        t[sq] = Bitboard::from_halves(lo, hi);
+        sq += 1;
+    }
+    t
+}
+
+/// Attack counts of one side: squares attacked at least once, twice, three times by pieces
+/// other than the king, and everything the side attacks including its king.
+#[derive(Clone, Copy)]
+struct AttackMap {
+    one: Bitboard,
+    two: Bitboard,
+    three: Bitboard,
+    all: Bitboard,
+}
+
+impl AttackMap {
+    #[inline(always)]
+    fn count(&self, sq: Square) -> usize {
+        self.one.contains(sq) as usize + self.two.contains(sq) as usize + self.three.contains(sq) as usize
+    }
+}
+
+/// One side's pieces of one kind: material, tables, mobility, and their attacks added to `map`.
+struct Side {
+    c: Color,
+    sign: i32,
+    own: Bitboard,
+    occ: Bitboard,
+    /// The own king and the enemy king.
+    kings: [Option<Square>; 2],
+}
+
+impl Side {
+    #[inline(always)]
+    fn walk<const KIND: u8, S: FeatureSink>(&self, pos: &Position, map: &mut AttackMap, sink: &mut S) {
+        let Some(pt) = PieceType::from_u8(KIND) else {
+            return;
+        };
+        let (c, sign) = (self.c, self.sign);
+        let pc = Piece::new(c, pt);
+        let class = class_of(pt);
+        let slider = match pt {
+            PieceType::Lance => 0,
+            PieceType::Bishop => 1,
+            PieceType::Rook => 2,
+            PieceType::Horse => 3,
+            PieceType::Dragon => 4,
+            _ => usize::MAX,
+        };
+        for sq in pos.pieces_cp(c, pt) {
+            let att = attacks::piece(pc, sq, self.occ);
+            map.all |= att;
+            map.three |= map.two & att;
+            map.two |= map.one & att;
+            map.one |= att;
+            sink.add(PST + pt.index() * 81 + relative(c, sq), sign);
+            sink.add(MATERIAL + pt.index(), sign);
+            for (base, king) in [(OWN_KING_REL, self.kings[0]), (ENEMY_KING_REL, self.kings[1])] {
+                if let Some(k) = king {
+                    let dx = (sq.file() as i32 - k.file() as i32).unsigned_abs().min(3) as usize;
+                    let dy = (sq.relative_rank(c) as i32 - k.relative_rank(c) as i32).clamp(-3, 3);
+                    sink.add(base + (class * 4 + dx) * 7 + (dy + 3) as usize, sign);
+                }
+            }
+            if slider != usize::MAX {
+                let n = (att.and_not(self.own).count() as usize).min(MOB_CAP[slider]);
+                sink.add(MOBILITY + MOB_START[slider] + n, sign);
+            }
+        }
+    }
+}
+
+/// Walks the features of `pos` into `sink`.
+pub fn extract<S: FeatureSink>(pos: &Position, sink: &mut S) {
+    let occ = pos.occupied();
+    let mut maps = [AttackMap {
+        one: Bitboard::EMPTY,
+        two: Bitboard::EMPTY,
+        three: Bitboard::EMPTY,
+        all: Bitboard::EMPTY,
+    }; 2];
+
+    // Pieces: material, tables, mobility; attack counts on the way.
+    for c in [Color::Black, Color::White] {
+        let sign = if c == Color::Black { 1 } else { -1 };
+        let own = pos.pieces(c);
+        let own_king = pos.king_square(c);
+        let enemy_king = pos.king_square(!c);
+        let map = &mut maps[c.index()];
+        if let Some(k) = own_king {
+            map.all |= attacks::king(k);
+            sink.add(PST + PieceType::King.index() * 81 + relative(c, k), sign);
+        }
+        let side = Side { c, sign, own, occ, kings: [own_king, enemy_king] };
+        // One call per kind, so each call knows its kind at compile time (no branch on the kind
+        // per piece).
+        side.walk::<1, S>(pos, map, sink);
+        side.walk::<2, S>(pos, map, sink);
+        side.walk::<3, S>(pos, map, sink);
+        side.walk::<4, S>(pos, map, sink);
+        side.walk::<5, S>(pos, map, sink);
+        side.walk::<6, S>(pos, map, sink);
+        side.walk::<7, S>(pos, map, sink);
+        side.walk::<9, S>(pos, map, sink);
+        side.walk::<10, S>(pos, map, sink);
+        side.walk::<11, S>(pos, map, sink);
+        side.walk::<12, S>(pos, map, sink);
+        side.walk::<13, S>(pos, map, sink);
+        side.walk::<14, S>(pos, map, sink);
+        let hand = pos.hand(c);
+        for pt in PieceType::HAND {
+            let slots = HAND_START.get(pt.index() + 1).copied().unwrap_or(HAND_LEN) - HAND_START[pt.index()];
+            for n in 0..(hand.count(pt) as usize).min(slots) {
+                sink.add(HAND + HAND_START[pt.index()] + n, sign);
+            }
+        }
+    }
+
+    // Kings' neighbourhoods, drop threats and attacked pieces.
+    for c in [Color::Black, Color::White] {
+        let sign = if c == Color::Black { 1 } else { -1 };
+        let (ours, theirs) = (&maps[c.index()], &maps[(!c).index()]);
+        let own = pos.pieces(c);
+        if let Some(k) = pos.king_square(c) {
+            let enemy = pos.pieces(!c);
+            for z in ZONE_SQUARES[k.index()] {
+                let occupant = if own.contains(z) {
+                    1
+                } else if enemy.contains(z) {
+                    2
+                } else {
+                    0
+                };
+                let idx = ((region(c, k, z) * 4 + theirs.count(z)) * 4 + ours.count(z)) * 3 + occupant;
+                sink.add(ZONE + idx, sign);
+            }
+            let holes = (attacks::king(k).and_not(occ).and_not(ours.one)).count() as i32;
+            if holes > 0 {
+                let enemy_hand = pos.hand(!c);
+                for pt in PieceType::HAND {
+                    if enemy_hand.has(pt) {
+                        sink.add(DROP_THREAT + pt.index(), sign * holes);
+                    }
+                }
+            }
+        }
+        let to_move = (pos.side_to_move() == c) as usize;
+        for sq in own & theirs.all {
+            let pt = pos.piece_on(sq).expect("occupied").piece_type();
+            if pt == PieceType::King {
+                continue;
+            }
+            let defended = ours.all.contains(sq) as usize;
+            sink.add(THREAT + (to_move * PieceType::NUM + pt.index()) * 2 + defended, sign);
+        }
+    }
+
+    let stm = if pos.side_to_move() == Color::Black { 1 } else { -1 };
+    sink.add(TEMPO, stm);
+}
+
+/// A readable name for a feature index (for the tuner's report).
+pub fn describe(index: usize) -> String {
+    let kind = |n: usize| PieceType::from_u8(n as u8).map_or("-".to_string(), |p| p.sfen().to_string());
+    if index < HAND {
+        format!("material {}", kind(index - MATERIAL))
+    } else if index < PST {
+        let i = index - HAND;
+        let pt = (1..8).rev().find(|&p| HAND_START[p] <= i).unwrap_or(1);
+        format!("hand {} #{}", kind(pt), i - HAND_START[pt] + 1)
+    } else if index < OWN_KING_REL {
+        let i = index - PST;
+        format!("pst {} sq{}", kind(i / 81), i % 81)
+    } else if index < ZONE {
+        let (name, i) = if index < ENEMY_KING_REL {
+            ("own-king", index - OWN_KING_REL)
+        } else {
+            ("enemy-king", index - ENEMY_KING_REL)
+        };
+        format!("{name} class{} dx{} dy{}", i / 28, i / 7 % 4, i % 7) + " (dy index: 3 = same rank)"
+    } else if index < DROP_THREAT {
+        let i = index - ZONE;
+        format!("zone region{} att{} def{} occ{}", i / 48, i / 12 % 4, i / 3 % 4, i % 3)
+    } else if index < THREAT {
+        format!("drop threat {}", kind(index - DROP_THREAT))
+    } else if index < MOBILITY {
+        let i = index - THREAT;
+        format!("threat to_move{} {} defended{}", i / 30, kind(i / 2 % 15), i % 2)
+    } else if index < TEMPO {
+        let i = index - MOBILITY;
+        let s = (0..5).rev().find(|&s| MOB_START[s] <= i).unwrap_or(0);
+        format!("mobility {} {}", ["L", "B", "R", "+B", "+R"][s], i - MOB_START[s])
+    } else {
+        "tempo".to_string()
+    }
+}
+
+/// Collects the features as a sparse list (the tuner's input).
+#[derive(Default)]
+pub struct FeatureList(pub Vec<(u32, i32)>);
+
+impl FeatureList {
+    /// The features of `pos`, each index once, zero counts dropped, sorted by index.
+    pub fn of(pos: &Position) -> FeatureList {
+        let mut list = FeatureList::default();
+        extract(pos, &mut list);
+        list.0.sort_unstable_by_key(|e| e.0);
+        let mut merged: Vec<(u32, i32)> = Vec::with_capacity(list.0.len());
+        for (i, n) in list.0 {
+            match merged.last_mut() {
+                Some(last) if last.0 == i => last.1 += n,
+                _ => merged.push((i, n)),
+            }
+        }
+        merged.retain(|e| e.1 != 0);
+        FeatureList(merged)
+    }
+}
+
+impl FeatureSink for FeatureList {
+    #[inline]
+    fn add(&mut self, index: usize, count: i32) {
+        self.0.push((index as u32, count));
+    }
+}
+
+/// Sums the weights of the features (the evaluation's sink).
+pub struct Scorer<'a> {
+    pub weights: &'a [i16; NUM_FEATURES],
+    pub total: i32,
+}
+
+impl FeatureSink for Scorer<'_> {
+    #[inline(always)]
+    fn add(&mut self, index: usize, count: i32) {
+        self.total += self.weights[index] as i32 * count;
+    }
+}
+
+/// Sanity: every hand kind's slots fit its most pieces.
+const _: () = {
+    assert!(HAND_START[1] + 18 == HAND_START[2]);
+    assert!(HAND_START[7] + 4 == HAND_LEN);
+    assert!(MOB_START[4] + MOB_CAP[4] + 1 == MOB_LEN);
+    assert!(MOB_START[3] + MOB_CAP[3] + 1 == MOB_START[4]);
+};
