@@ -43,6 +43,7 @@ pub const HAND: usize = MATERIAL + PieceType::NUM;
 /// Where each hand kind's slots start inside the hand group, and how many there are (the most
 /// a hand can hold).
 const HAND_START: [usize; 8] = [0, 0, 18, 22, 26, 30, 32, 34];
+const HAND_SLOTS: [usize; 8] = [0, 18, 4, 4, 4, 2, 2, 4];
 const HAND_LEN: usize = 38;
 /// Piece-square tables: `PST + kind * 81 + square` (square from the owner's view).
 pub const PST: usize = HAND + HAND_LEN;
@@ -96,7 +97,7 @@ const REGIONS: usize = 5;
 fn relative(c: Color, sq: Square) -> usize {
     match c {
         Color::Black => sq.index(),
-        Color::White => 80 - sq.index(),
+        Color::White => sq.flip().index(),
     }
 }
 
@@ -247,8 +248,7 @@ pub fn extract<S: FeatureSink>(pos: &Position, sink: &mut S) {
         side.walk::<14, S>(pos, map, sink);
         let hand = pos.hand(c);
         for pt in PieceType::HAND {
-            let slots = HAND_START.get(pt.index() + 1).copied().unwrap_or(HAND_LEN) - HAND_START[pt.index()];
-            for n in 0..(hand.count(pt) as usize).min(slots) {
+            for n in 0..(hand.count(pt) as usize).min(HAND_SLOTS[pt.index()]) {
                 sink.add(HAND + HAND_START[pt.index()] + n, sign);
             }
         }
@@ -379,8 +379,12 @@ impl FeatureSink for Scorer<'_> {
 
 /// Sanity: every hand kind's slots fit its most pieces.
 const _: () = {
-    assert!(HAND_START[1] + 18 == HAND_START[2]);
-    assert!(HAND_START[7] + 4 == HAND_LEN);
+    let mut pt = 1;
+    while pt < 7 {
+        assert!(HAND_START[pt] + HAND_SLOTS[pt] == HAND_START[pt + 1]);
+        pt += 1;
+    }
+    assert!(HAND_START[7] + HAND_SLOTS[7] == HAND_LEN);
     assert!(MOB_START[4] + MOB_CAP[4] + 1 == MOB_LEN);
     assert!(MOB_START[3] + MOB_CAP[3] + 1 == MOB_START[4]);
 };

@@ -5,7 +5,7 @@
 //! A record is one line: `<sfen>\t<score>\t<result>`, both from the side to move's view: the
 //! search score in evaluation units and the game result (1 win, 0.5 draw, 0 loss).
 
-use crate::position::{MoveList, Position, Repetition, STARTPOS};
+use crate::position::{MoveList, Position, Repetition};
 use crate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
 use crate::types::{Color, Move, Score};
 use crate::usi::position_cmd::{parse_position, Parsed};
@@ -131,18 +131,21 @@ impl Rng {
     }
 }
 
-fn start_position(config: &SelfPlayConfig, rng: &mut Rng) -> Result<Position, String> {
-    let mut pos = if config.openings.is_empty() {
-        Position::from_sfen(STARTPOS).expect("startpos is valid")
-    } else {
-        let line = &config.openings[rng.below(config.openings.len())];
-        let tokens: Vec<&str> = line.split_whitespace().collect();
-        match parse_position(&tokens) {
-            Parsed::Ok(p, None) => *p,
-            Parsed::Ok(_, Some(w)) | Parsed::Err(w) => return Err(format!("opening '{line}': {w}")),
-        }
-    };
-    for _ in 0..config.random_plies {
+/// The position an opening line (`position` arguments) sets up; an illegal move is an error.
+fn parse_opening(line: &str) -> Result<Position, String> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    match parse_position(&tokens) {
+        Parsed::Ok(p, None) => Ok(*p),
+        Parsed::Ok(_, Some(w)) | Parsed::Err(w) => Err(format!("opening '{line}': {w}")),
+    }
+}
+
+/// A game's start: one of `openings` (the start position when there are none), then the random
+/// moves.
+fn start_position(openings: &[Position], random_plies: usize, rng: &mut Rng) -> Position {
+    let mut pos =
+        if openings.is_empty() { Position::startpos() } else { openings[rng.below(openings.len())].clone() };
+    for _ in 0..random_plies {
         // Moves that do not hand material over at once (SEE >= 0), so the random part varies the
         // game without deciding it.
         let moves: Vec<Move> =
@@ -153,7 +156,7 @@ fn start_position(config: &SelfPlayConfig, rng: &mut Rng) -> Result<Position, St
         let m = moves[rng.below(moves.len())];
         pos.do_move(m);
     }
-    Ok(pos)
+    pos
 }
 
 /// Plays one game from `pos`; the result is for black.
@@ -235,11 +238,10 @@ pub fn play(
     config: &SelfPlayConfig,
     mut on_game: impl FnMut(usize, GameSummary) + Send,
 ) -> Result<(), String> {
-    // Check the openings once, up front, so a bad file fails before any game.
+    // Check the openings up front, so a bad file fails before any game. (Each thread parses its
+    // own copies: a position is not shared between threads.)
     for line in &config.openings {
-        let mut rng = Rng::new(0);
-        let one = SelfPlayConfig { openings: vec![line.clone()], random_plies: 0, ..config.clone() };
-        start_position(&one, &mut rng)?;
+        parse_opening(line)?;
     }
     let next = AtomicUsize::new(0);
     let sink = Mutex::new(&mut on_game);
@@ -248,13 +250,15 @@ pub fn play(
             s.spawn(|| {
                 let mut pool = ThreadPool::new(1);
                 let tt = Arc::new(TranspositionTable::new(config.hash_mb));
+                let openings: Vec<Position> =
+                    config.openings.iter().map(|l| parse_opening(l).expect("checked above")).collect();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= config.games {
                         break;
                     }
                     let mut rng = Rng::new(config.seed.wrapping_mul(1_000_003).wrapping_add(i as u64));
-                    let pos = start_position(config, &mut rng).expect("openings checked above");
+                    let pos = start_position(&openings, config.random_plies, &mut rng);
                     let summary = play_game(pos, config, &mut pool, &tt);
                     (*sink.lock().expect("not poisoned"))(i, summary);
                 }
@@ -267,6 +271,7 @@ pub fn play(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::position::STARTPOS;
 
     #[test]
     fn record_round_trip_and_bad_lines() {
