@@ -170,9 +170,9 @@ impl Worker {
             }
         }
 
+        let in_check = self.pos.in_check();
         // Step 5. Static evaluation. The raw evaluation is cached in the table; `eval`, used for
         // pruning decisions, takes the table's value instead where its bound says it is better.
-        let in_check = self.pos.in_check();
         let (static_eval, eval) = if in_check {
             (VALUE_NONE, VALUE_NONE)
         } else {
@@ -218,7 +218,43 @@ impl Worker {
             return beta + (eval - beta) / 3;
         }
 
-        // Step 8. Loop through the moves.
+        // Step 8. Null move search with verification search. If passing still fails high with a
+        // reduced search, a real move surely would. Not after another null move, and below the
+        // ply where a verification search is running (its null moves must not prove themselves).
+        if !PV
+            && !in_check
+            && u >= 1
+            && self.stack[u - 1].current_move.is_some()
+            && eval >= beta
+            && static_eval >= beta - params::NmpDepthMargin() * depth + params::NmpBase()
+            && ply >= self.nmp_min_ply
+            && beta > VALUE_MATED_IN_MAX_PLY
+        {
+            let r = params::NmpReduction() + depth / 3 + ((eval - beta) / params::NmpEvalDivisor()).min(6);
+            self.stack[u].current_move = None;
+            self.stack[u].piece_to = None;
+            self.pos.do_null_move_observed(&mut self.eval);
+            let null_value =
+                -self.search::<false, false>(-beta, -beta + 1, depth - r, ply + 1, !cut_node, shared);
+            self.pos.undo_null_move_observed(&mut self.eval);
+            if shared.stopped() {
+                return 0;
+            }
+            if null_value >= beta && null_value < VALUE_MATE_IN_MAX_PLY {
+                if self.nmp_min_ply != 0 || depth < params::NmpVerifyDepth() {
+                    return null_value;
+                }
+                // At high depth, verify with a reduced search without null moves near here.
+                self.nmp_min_ply = ply + 3 * (depth - r) / 4;
+                let v = self.search::<false, false>(beta - 1, beta, depth - r, ply, false, shared);
+                self.nmp_min_ply = 0;
+                if v >= beta {
+                    return null_value;
+                }
+            }
+        }
+
+        // Step 9. Loop through the moves.
         let us = self.pos.side_to_move();
         let mut best_value = -VALUE_INFINITE;
         let mut best_move: Option<Move> = None;

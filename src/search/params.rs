@@ -114,6 +114,16 @@ params! {
     RfpMaxDepth = 9, 1, 20;
     /// Reverse futility pruning: margin above beta per ply of depth.
     RfpMargin = 100, 20, 400;
+    /// Null move: the static evaluation must be at least beta minus this per ply of depth...
+    NmpDepthMargin = 12, 0, 100;
+    /// ... plus this.
+    NmpBase = 100, -500, 1000;
+    /// Null move: constant part of the reduction (plus depth / 3).
+    NmpReduction = 4, 1, 8;
+    /// Null move: each this much of eval above beta reduces one more ply (at most 6).
+    NmpEvalDivisor = 80, 30, 1000;
+    /// Null move: from this depth a fail-high is verified by a search without null moves.
+    NmpVerifyDepth = 14, 4, 40;
 }
 
 #[cfg(test)]

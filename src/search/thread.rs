@@ -208,6 +208,8 @@ pub struct Worker {
     pub root_depth: i32,
     pub completed_depth: i32,
     pub pv_idx: usize,
+    /// Null moves are not tried below this ply (a verification search is running above it).
+    pub nmp_min_ply: i32,
     pub stack: Vec<Frame>,
     pub pv: PvTable,
     /// The colour to move at the root (draw values are from its view).
@@ -247,6 +249,7 @@ impl Worker {
             root_depth: 0,
             completed_depth: 0,
             pv_idx: 0,
+            nmp_min_ply: 0,
             stack: vec![Frame::default(); MAX_PLY as usize + 8],
             pv: PvTable::default(),
             root_color: crate::types::Color::Black,
