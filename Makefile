@@ -30,14 +30,16 @@ fmt:
 
 lint:
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --all-targets --features tune -- -D warnings
 
 ## Unit and integration tests with the default (SSE2) bitboards; the test profile is optimised.
 unit:
 	$(CARGO) test
 
-## The library and perft tests again with the portable bitboard twin.
+## The library and perft tests again with the portable bitboard twin, in a `tune` build (search
+## parameters as USI options; the same bench signature).
 test-portable:
-	$(CARGO) test --features portable --lib --test perft --test bench_signature
+	$(CARGO) test --features portable,tune --lib --test perft --test bench_signature
 
 ## Every perft row, including the deep ones (tens of minutes on two cores).
 perft-full:

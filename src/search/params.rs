@@ -20,17 +20,21 @@ macro_rules! params {
 
         #[cfg(feature = "tune")]
         mod values {
-            use std::sync::atomic::{AtomicI32, Ordering};
-            $(
-                #[allow(non_upper_case_globals)]
-                pub static $name: AtomicI32 = AtomicI32::new($default);
-            )*
+            use std::sync::atomic::Ordering;
+            /// The current values (functions and statics share a namespace, hence the module).
+            pub mod cells {
+                use std::sync::atomic::AtomicI32;
+                $(
+                    #[allow(non_upper_case_globals)]
+                    pub static $name: AtomicI32 = AtomicI32::new($default);
+                )*
+            }
             $(
                 $(#[$doc])*
                 #[inline(always)]
                 #[allow(non_snake_case)]
                 pub fn $name() -> i32 {
-                    self::$name.load(Ordering::Relaxed)
+                    cells::$name.load(Ordering::Relaxed)
                 }
             )*
         }
@@ -59,7 +63,7 @@ macro_rules! params {
                     if !($min..=$max).contains(&value) {
                         return false;
                     }
-                    values::$name.store(value, Ordering::Relaxed);
+                    values::cells::$name.store(value, Ordering::Relaxed);
                     return true;
                 }
             )*
@@ -136,5 +140,18 @@ mod tests {
             assert!(p.min <= p.default && p.default <= p.max, "{}", p.name);
         }
         assert_eq!(AspirationDelta(), ALL[0].default);
+    }
+
+    /// A `tune` build sets parameters by name within their ranges and refuses the rest.
+    #[cfg(feature = "tune")]
+    #[test]
+    fn tune_build_sets_parameters() {
+        let p = ALL.iter().find(|p| p.name == "LmrBase").unwrap();
+        assert!(set("LmrBase", p.max));
+        assert_eq!(LmrBase(), p.max);
+        assert!(!set("LmrBase", p.max + 1));
+        assert!(!set("NoSuchParameter", 1));
+        assert!(set("LmrBase", p.default));
+        assert_eq!(LmrBase(), p.default);
     }
 }

@@ -320,6 +320,19 @@ mod tests {
         assert_eq!(o.int(THREADS), 2);
     }
 
+    /// A `tune` build offers every search parameter as a spin option with its range.
+    #[cfg(feature = "tune")]
+    #[test]
+    fn tune_build_offers_every_parameter() {
+        let o = Options::default();
+        let lines = o.usi_lines();
+        for p in crate::search::params::ALL {
+            let want =
+                format!("option name {} type spin default {} min {} max {}", p.name, p.default, p.min, p.max);
+            assert!(lines.contains(&want), "missing: {want}");
+        }
+    }
+
     #[test]
     fn toml_errors_name_the_line() {
         let mut o = Options::default();
