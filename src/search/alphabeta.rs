@@ -170,7 +170,31 @@ impl Worker {
             }
         }
 
+        // Step 4b. Mate in one. Cheap next to a search (check candidates judged on bitboards), and
+        // it finds mates that the pruning below would never look at. Only on table misses: a hit
+        // already carries what an earlier visit learned, a mate in one included.
         let in_check = self.pos.in_check();
+        if !ROOT && !in_check && tt_hit.is_none() {
+            if let Some(m) = self.pos.mate_in_one() {
+                let v = mate_in(ply + 1);
+                if PV {
+                    self.pv.clear(u + 1);
+                    self.pv.update(u, m);
+                }
+                shared.tt.store(
+                    slot,
+                    key,
+                    Some(m),
+                    value_to_tt(v, ply),
+                    VALUE_NONE,
+                    MAX_PLY,
+                    Bound::Exact,
+                    PV,
+                );
+                return v;
+            }
+        }
+
         // Step 5. Static evaluation. The raw evaluation is cached in the table; `eval`, used for
         // pruning decisions, takes the table's value instead where its bound says it is better.
         let (static_eval, eval) = if in_check {
@@ -525,6 +549,19 @@ impl Worker {
                     shared.tt.store(slot, key, None, value_to_tt(e, ply), e, -1, Bound::Lower, false);
                 }
                 return e;
+            }
+            // A mate in one by a quiet check (a drop, usually) is what a captures-only horizon
+            // misses most; look for it where standing pat does not already decide.
+            if tt_hit.is_none() {
+                if let Some(m) = self.pos.mate_in_one() {
+                    let v = mate_in(ply + 1);
+                    if PV {
+                        self.pv.clear(u + 1);
+                        self.pv.update(u, m);
+                    }
+                    shared.tt.store(slot, key, Some(m), value_to_tt(v, ply), e, MAX_PLY, Bound::Exact, PV);
+                    return v;
+                }
             }
             (e, e)
         };
