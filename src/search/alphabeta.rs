@@ -161,7 +161,10 @@ impl Worker {
         let (tt_hit, slot) = shared.tt.probe(key);
         let tt_value = tt_hit.map_or(VALUE_NONE, |d| value_from_tt(d.value, ply));
         let tt_move = if ROOT { Some(self.root_moves[self.pv_idx].mv) } else { tt_hit.and_then(|d| d.mv) };
-        if !PV {
+        // In a singular-extension search one move is left out: the table's verdict, which
+        // includes that move, must not end the node, nor be overwritten by a verdict without it.
+        let excluded = self.stack[u].excluded_move;
+        if !PV && excluded.is_none() {
             if let Some(d) = tt_hit {
                 let cut = if tt_value >= beta { Bound::Lower } else { Bound::Upper };
                 if d.depth >= depth && tt_value != VALUE_NONE && d.bound.includes(cut) {
@@ -174,7 +177,7 @@ impl Worker {
         // it finds mates that the pruning below would never look at. Only on table misses: a hit
         // already carries what an earlier visit learned, a mate in one included.
         let in_check = self.pos.in_check();
-        if !ROOT && !in_check && tt_hit.is_none() {
+        if !ROOT && !in_check && tt_hit.is_none() && excluded.is_none() {
             if let Some(m) = self.pos.mate_in_one() {
                 let v = mate_in(ply + 1);
                 if PV {
@@ -252,6 +255,7 @@ impl Worker {
             && eval >= beta
             && static_eval >= beta - params::NmpDepthMargin() * depth + params::NmpBase()
             && ply >= self.nmp_min_ply
+            && excluded.is_none()
             && beta > VALUE_MATED_IN_MAX_PLY
         {
             let r = params::NmpReduction() + depth / 3 + ((eval - beta) / params::NmpEvalDivisor()).min(6);
@@ -307,14 +311,14 @@ impl Worker {
                     None => break,
                 }
             };
-            if !ROOT && !self.pos.is_legal(m) {
+            if Some(m) == excluded || (!ROOT && !self.pos.is_legal(m)) {
                 continue;
             }
             move_count += 1;
             let captured = if m.is_drop() { None } else { self.pos.piece_on(m.to()) };
             let is_quiet = captured.is_none() && !m.is_promotion();
             let gives_check = self.pos.gives_check(m);
-            let new_depth = depth - 1;
+            let mut new_depth = depth - 1;
             let moved_key = piece_to(self.pos.moved_piece_after(m), m.to());
             let stat_score = if is_quiet { quiet_score(&self.pos, &self.history, &cont_keys, m) } else { 0 };
 
@@ -364,6 +368,60 @@ impl Worker {
                     }
                 }
             }
+
+            // Singular extension: when the table's move is much better than every other here
+            // (a search without it at half depth fails low against a margin below the table's
+            // value), search it one ply deeper; two when far better. When even without it the
+            // search fails high, the node is cut (multi-cut); when the table's move is not the
+            // only good one, it is searched shallower.
+            let mut extension = 0;
+            if !ROOT
+                && Some(m) == tt_move
+                && excluded.is_none()
+                && depth >= params::SingularMinDepth()
+                && ply < 2 * self.root_depth
+            {
+                if let Some(d) = tt_hit {
+                    if d.bound.includes(Bound::Lower)
+                        && d.depth >= depth - 3
+                        && tt_value != VALUE_NONE
+                        && tt_value.abs() < VALUE_MATE_IN_MAX_PLY
+                    {
+                        let singular_beta = tt_value - params::SingularMargin() * depth / 16;
+                        let singular_depth = new_depth / 2;
+                        self.stack[u].excluded_move = Some(m);
+                        let v = self.search::<false, false>(
+                            singular_beta - 1,
+                            singular_beta,
+                            singular_depth,
+                            ply,
+                            cut_node,
+                            shared,
+                        );
+                        self.stack[u].excluded_move = None;
+                        if shared.stopped() {
+                            return 0;
+                        }
+                        if v < singular_beta {
+                            extension = 1;
+                            if !PV
+                                && v < singular_beta - params::DoubleExtensionMargin()
+                                && self.stack[u].double_extensions <= params::DoubleExtensionLimit()
+                            {
+                                extension = 2;
+                            }
+                        } else if singular_beta >= beta {
+                            return singular_beta;
+                        } else if tt_value >= beta {
+                            extension = -2 + PV as i32;
+                        } else if cut_node {
+                            extension = -1;
+                        }
+                    }
+                }
+            }
+            new_depth += extension;
+            self.stack[u + 1].double_extensions = self.stack[u].double_extensions + (extension == 2) as i32;
 
             // Step 7. Make the move.
             self.stack[u].current_move = Some(m);
@@ -454,7 +512,7 @@ impl Worker {
 
         // Step 11. No legal move: in shogi that loses, in check or not.
         if move_count == 0 {
-            return mated_in(ply);
+            return if excluded.is_some() { alpha } else { mated_in(ply) };
         }
 
         // Step 12. Histories: the move that cut off gains, the moves tried before it lose; a quiet
@@ -497,7 +555,18 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        shared.tt.store(slot, key, best_move, value_to_tt(best_value, ply), static_eval, depth, bound, PV);
+        if excluded.is_none() {
+            shared.tt.store(
+                slot,
+                key,
+                best_move,
+                value_to_tt(best_value, ply),
+                static_eval,
+                depth,
+                bound,
+                PV,
+            );
+        }
         best_value
     }
 

@@ -128,6 +128,14 @@ params! {
     NmpEvalDivisor = 80, 30, 1000;
     /// Null move: from this depth a fail-high is verified by a search without null moves.
     NmpVerifyDepth = 14, 4, 40;
+    /// Singular extensions: from this depth.
+    SingularMinDepth = 8, 3, 12;
+    /// Singular extensions: the margin below the table's value, per 16 plies of depth.
+    SingularMargin = 32, 4, 64;
+    /// Singular extensions: a move this far below the singular beta is extended twice...
+    DoubleExtensionMargin = 300, 0, 300;
+    /// ... while the path has made at most this many double extensions.
+    DoubleExtensionLimit = 2, 0, 20;
 }
 
 #[cfg(test)]

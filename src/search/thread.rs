@@ -147,6 +147,10 @@ pub struct Frame {
     pub current_move: Option<Move>,
     /// The (piece, destination) key of `current_move` (see `history`), None for a null move.
     pub piece_to: Option<usize>,
+    /// The move a singular-extension search leaves out at this ply.
+    pub excluded_move: Option<Move>,
+    /// How many double extensions the path from the root to this ply made.
+    pub double_extensions: i32,
 }
 
 impl Default for Frame {
@@ -156,6 +160,8 @@ impl Default for Frame {
             static_eval: crate::types::VALUE_NONE,
             current_move: None,
             piece_to: None,
+            excluded_move: None,
+            double_extensions: 0,
         }
     }
 }
