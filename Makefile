@@ -8,7 +8,7 @@ ENGINE     := $(NATIVE_DIR)/release/hayate
 MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
-        bench-attacks bench-peers clean
+        bench-attacks bench-peers bench-search clean
 
 all: build
 
@@ -62,6 +62,10 @@ bench-attacks:
 ## Our perft speed interleaved with the peers' (needs ../shared/tools/peer-perft; not part of test).
 bench-peers: build
 	scripts/bench-peers.sh $(ENGINE)
+
+## Depth, nodes and nps after 10 s from four positions, with 1 and 2 threads (idle machine).
+bench-search: build
+	scripts/search-report.sh -j "1 2" $(ENGINE)
 
 clean:
 	$(CARGO) clean
