@@ -178,7 +178,10 @@ impl Worker {
                 best.abs() >= VALUE_MATE - MAX_PLY && 2 * (VALUE_MATE - best.abs()) + 4 <= depth;
             let done_by_time = self.time_plan.is_some_and(|plan| {
                 let single = self.root_moves.len() == 1;
-                single || self.elapsed_ms() * 100 >= plan.optimum * params::NewIterationPercent() as u64
+                let elapsed = self.elapsed_ms();
+                single
+                    || (elapsed >= plan.free
+                        && elapsed * 100 >= plan.optimum * params::NewIterationPercent() as u64)
             });
             if mate_proven && shared.limits.depth.is_none() || done_by_time {
                 if shared.control.pondering.load(Ordering::SeqCst) {

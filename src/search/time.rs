@@ -11,6 +11,9 @@
 //!
 //! `MinimumThinkingTime` lifts the optimum up to a third of the maximum at most.
 //!
+//! Time that costs nothing (`TimePlan::free`: the byoyomi once the main time is gone, or a
+//! `movetime`) is always used: iterative deepening does not stop early before it runs out.
+//!
 //! `RoundUpToFullSecond`: servers floor the time used to whole seconds, so once the search has
 //! decided to stop it may go on to just before the next full second (less the network delay) at
 //! no cost on the server's clock.
@@ -52,6 +55,9 @@ pub struct TimePlan {
     pub round_up: bool,
     /// The network delay to keep in hand when rounding up.
     pub delay: u64,
+    /// Time that costs nothing on the clock: the byoyomi (less the margin) once the main time is
+    /// gone, or the whole `movetime`. The search does not stop early before it.
+    pub free: u64,
 }
 
 impl TimePlan {
@@ -78,7 +84,13 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
     }
     if let Some(mt) = limits.movetime {
         let t = mt.saturating_sub(opts.network_delay).max(mt / 2).max(1);
-        return Some(TimePlan { optimum: t, maximum: t, round_up: false, delay: opts.network_delay });
+        return Some(TimePlan {
+            optimum: t,
+            maximum: t,
+            round_up: false,
+            delay: opts.network_delay,
+            free: t,
+        });
     }
     if !limits.has_clock() {
         return None;
@@ -87,6 +99,7 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
     let inc = limits.inc[us.index()];
     let byoyomi = limits.byoyomi;
     let horizon = moves_horizon(game_ply);
+    let mut free = 0;
     let (mut optimum, maximum, delay) = if inc > 0 {
         let margin = opts.network_delay.min((remaining + inc) / 4);
         let available = (remaining + inc).saturating_sub(margin);
@@ -99,6 +112,10 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
         let last = byoyomi.saturating_sub(margin);
         let optimum = remaining / horizon + last;
         let maximum = (remaining / 5 + last).min(remaining + last);
+        // With the main time gone, a byoyomi not used is lost.
+        if remaining == 0 {
+            free = last;
+        }
         (optimum, maximum, margin)
     } else {
         let margin = opts.network_delay.min(remaining / 4);
@@ -115,6 +132,7 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
         maximum: maximum.max(1),
         round_up: opts.round_up_to_full_second,
         delay,
+        free: free.min(maximum),
     })
 }
 
@@ -158,18 +176,24 @@ mod tests {
         let o = TimeOptions::default();
         let p = plan(&limits(0, 0, 10_000), Color::White, 50, &o).unwrap();
         assert_eq!(p.maximum, 10_000 - 1120);
+        assert_eq!(p.free, p.maximum, "the byoyomi alone is free");
         let p = plan(&limits(0, 0, 100), Color::White, 50, &o).unwrap();
         assert_eq!(p.maximum, 75);
+        assert_eq!(p.free, 75);
+        // With main time left, time spent comes off the main time first: nothing is free.
+        let p = plan(&limits(60_000, 0, 10_000), Color::White, 50, &o).unwrap();
+        assert_eq!(p.free, 0);
         // movetime and infinite
         let l = Limits { movetime: Some(1000), ..Limits::default() };
         assert_eq!(plan(&l, Color::Black, 1, &o).unwrap().maximum, 880);
+        assert_eq!(plan(&l, Color::Black, 1, &o).unwrap().free, 880);
         let l = Limits { infinite: true, ..limits(1000, 0, 0) };
         assert!(plan(&l, Color::Black, 1, &o).is_none());
     }
 
     #[test]
     fn round_up_stays_below_the_next_second() {
-        let p = TimePlan { optimum: 1000, maximum: 9000, round_up: true, delay: 120 };
+        let p = TimePlan { optimum: 1000, maximum: 9000, round_up: true, delay: 120, free: 0 };
         assert_eq!(p.stop_time(1300), 1860);
         assert_eq!(p.stop_time(8950), 9000);
         assert_eq!(p.stop_time(9000), 9000);
