@@ -173,7 +173,7 @@ impl Worker {
             }
         }
 
-        // Step 4b. Mate in one. Cheap next to a search (check candidates judged on bitboards), and
+        // Step 5. Mate in one. Cheap next to a search (check candidates judged on bitboards), and
         // it finds mates that the pruning below would never look at. Only on table misses: a hit
         // already carries what an earlier visit learned, a mate in one included.
         let in_check = self.pos.in_check();
@@ -198,7 +198,7 @@ impl Worker {
             }
         }
 
-        // Step 5. Static evaluation. The raw evaluation is cached in the table; `eval`, used for
+        // Step 6. Static evaluation. The raw evaluation is cached in the table; `eval`, used for
         // pruning decisions, takes the table's value instead where its bound says it is better.
         let (static_eval, eval) = if in_check {
             (VALUE_NONE, VALUE_NONE)
@@ -226,7 +226,7 @@ impl Worker {
             before == VALUE_NONE || static_eval > before
         };
 
-        // Step 6. Razoring: far below alpha, ask quiescence search whether anything helps.
+        // Step 7. Razoring: far below alpha, ask quiescence search whether anything helps.
         if !PV && !in_check && eval < alpha - params::RazorBase() - params::RazorDepth() * depth * depth {
             let v = self.qsearch::<false>(alpha - 1, alpha, ply, shared);
             if v < alpha && v > VALUE_MATED_IN_MAX_PLY {
@@ -234,7 +234,7 @@ impl Worker {
             }
         }
 
-        // Step 7. Reverse futility pruning: far enough above beta at low depth, assume a cut-off.
+        // Step 8. Reverse futility pruning: far enough above beta at low depth, assume a cut-off.
         if !PV
             && !in_check
             && depth < params::RfpMaxDepth()
@@ -245,7 +245,7 @@ impl Worker {
             return beta + (eval - beta) / 3;
         }
 
-        // Step 8. Null move search with verification search. If passing still fails high with a
+        // Step 9. Null move search with verification search. If passing still fails high with a
         // reduced search, a real move surely would. Not after another null move, and below the
         // ply where a verification search is running (its null moves must not prove themselves).
         if !PV
@@ -282,7 +282,7 @@ impl Worker {
             }
         }
 
-        // Step 9. Loop through the moves.
+        // Step 10. Loop through the moves.
         let us = self.pos.side_to_move();
         let mut best_value = -VALUE_INFINITE;
         let mut best_move: Option<Move> = None;
@@ -322,8 +322,8 @@ impl Worker {
             let moved_key = piece_to(self.pos.moved_piece_after(m), m.to());
             let stat_score = if is_quiet { quiet_score(&self.pos, &self.history, &cont_keys, m) } else { 0 };
 
-            // Pruning at shallow depth: once some move has saved us from being mated, skip moves
-            // that look hopeless here.
+            // Step 11. Pruning at shallow depth: once some move has saved us from being mated,
+            // skip moves that look hopeless here.
             if !ROOT && best_value > VALUE_MATED_IN_MAX_PLY {
                 let lmr_depth = (new_depth - self.reduction(depth, move_count) / 1024).max(0);
                 if is_quiet && !gives_check {
@@ -369,11 +369,11 @@ impl Worker {
                 }
             }
 
-            // Singular extension: when the table's move is much better than every other here
-            // (a search without it at half depth fails low against a margin below the table's
-            // value), search it one ply deeper; two when far better. When even without it the
-            // search fails high, the node is cut (multi-cut); when the table's move is not the
-            // only good one, it is searched shallower.
+            // Step 12. Singular extension: when the table's move is much better than every other
+            // here (a search without it at half depth fails low against a margin below the
+            // table's value), search it one ply deeper; two when far better. When even without it
+            // the search fails high, the node is cut (multi-cut); when the table's move is not
+            // the only good one, it is searched shallower.
             let mut extension = 0;
             if !ROOT
                 && Some(m) == tt_move
@@ -423,13 +423,13 @@ impl Worker {
             new_depth += extension;
             self.stack[u + 1].double_extensions = self.stack[u].double_extensions + (extension == 2) as i32;
 
-            // Step 7. Make the move.
+            // Step 13. Make the move.
             self.stack[u].current_move = Some(m);
             self.stack[u].piece_to = Some(moved_key);
             self.pos.do_move_observed(m, &mut self.eval);
             shared.tt.prefetch(self.pos.key());
 
-            // Step 8. Late move reductions: quiet moves late in the order are searched shallower
+            // Step 14. Late move reductions: quiet moves late in the order are searched shallower
             // first, and at full depth only when they beat alpha. Checks are not reduced: a
             // reduced check sequence falls into quiescence search, which misses quiet mates.
             let mut value = -VALUE_INFINITE;
@@ -449,7 +449,7 @@ impl Worker {
                 } else {
                     !PV || move_count > 1
                 };
-            // Step 9. Full-depth null-window search, then the full window for a new PV move.
+            // Step 15. Full-depth null-window search, then the full window for a new PV move.
             if full_depth_null_window {
                 value =
                     -self.search::<false, false>(-alpha - 1, -alpha, new_depth, ply + 1, !cut_node, shared);
@@ -459,7 +459,7 @@ impl Worker {
             }
             self.pos.undo_move_observed(m, &mut self.eval);
 
-            // Step 10. Results.
+            // Step 16. Results.
             if shared.stopped() {
                 return 0;
             }
@@ -510,12 +510,12 @@ impl Worker {
             }
         }
 
-        // Step 11. No legal move: in shogi that loses, in check or not.
+        // Step 17. No legal move: in shogi that loses, in check or not.
         if move_count == 0 {
             return if excluded.is_some() { alpha } else { mated_in(ply) };
         }
 
-        // Step 12. Histories: the move that cut off gains, the moves tried before it lose; a quiet
+        // Step 18. Histories: the move that cut off gains, the moves tried before it lose; a quiet
         // cut-off move also becomes a killer and the counter move to the previous move.
         if let Some(bm) = best_move {
             if best_value >= beta {
@@ -547,7 +547,7 @@ impl Worker {
             }
         }
 
-        // Step 13. Store in the table.
+        // Step 19. Store in the table.
         let bound = if best_value >= beta {
             Bound::Lower
         } else if PV && best_move.is_some() {
