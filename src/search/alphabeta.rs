@@ -110,7 +110,7 @@ impl Worker {
         &mut self,
         mut alpha: Value,
         mut beta: Value,
-        depth: Depth,
+        mut depth: Depth,
         ply: i32,
         cut_node: bool,
         shared: &SharedState,
@@ -120,7 +120,6 @@ impl Worker {
             return self.qsearch::<PV>(alpha, beta, ply, shared);
         }
         debug_assert!(-VALUE_INFINITE <= alpha && alpha < beta && beta <= VALUE_INFINITE);
-        let _ = cut_node;
         self.visit(shared);
         let u = ply as usize;
         if PV {
@@ -282,7 +281,14 @@ impl Worker {
             }
         }
 
-        // Step 10. Loop through the moves.
+        // Step 10. Internal iterative reductions: a node the table knows nothing about, where a good
+        // move matters (PV, or expected to cut), is searched a ply shallower; by the next visit the
+        // table holds a move to search first, and the node gets its full depth.
+        if (PV || cut_node) && !ROOT && depth >= params::IirMinDepth() && tt_move.is_none() {
+            depth -= 1;
+        }
+
+        // Step 11. Loop through the moves.
         let us = self.pos.side_to_move();
         let mut best_value = -VALUE_INFINITE;
         let mut best_move: Option<Move> = None;
@@ -322,7 +328,7 @@ impl Worker {
             let moved_key = piece_to(self.pos.moved_piece_after(m), m.to());
             let stat_score = if is_quiet { quiet_score(&self.pos, &self.history, &cont_keys, m) } else { 0 };
 
-            // Step 11. Pruning at shallow depth: once some move has saved us from being mated,
+            // Step 12. Pruning at shallow depth: once some move has saved us from being mated,
             // skip moves that look hopeless here.
             if !ROOT && best_value > VALUE_MATED_IN_MAX_PLY {
                 let lmr_depth = (new_depth - self.reduction(depth, move_count) / 1024).max(0);
@@ -369,7 +375,7 @@ impl Worker {
                 }
             }
 
-            // Step 12. Singular extension: when the table's move is much better than every other
+            // Step 13. Singular extension: when the table's move is much better than every other
             // here (a search without it at half depth fails low against a margin below the
             // table's value), search it one ply deeper; two when far better. When even without it
             // the search fails high, the node is cut (multi-cut); when the table's move is not
@@ -423,13 +429,13 @@ impl Worker {
             new_depth += extension;
             self.stack[u + 1].double_extensions = self.stack[u].double_extensions + (extension == 2) as i32;
 
-            // Step 13. Make the move.
+            // Step 14. Make the move.
             self.stack[u].current_move = Some(m);
             self.stack[u].piece_to = Some(moved_key);
             self.pos.do_move_observed(m, &mut self.eval);
             shared.tt.prefetch(self.pos.key());
 
-            // Step 14. Late move reductions: quiet moves late in the order are searched shallower
+            // Step 15. Late move reductions: quiet moves late in the order are searched shallower
             // first, and at full depth only when they beat alpha. Checks are not reduced: a
             // reduced check sequence falls into quiescence search, which misses quiet mates.
             let mut value = -VALUE_INFINITE;
@@ -449,7 +455,7 @@ impl Worker {
                 } else {
                     !PV || move_count > 1
                 };
-            // Step 15. Full-depth null-window search, then the full window for a new PV move.
+            // Step 16. Full-depth null-window search, then the full window for a new PV move.
             if full_depth_null_window {
                 value =
                     -self.search::<false, false>(-alpha - 1, -alpha, new_depth, ply + 1, !cut_node, shared);
@@ -459,7 +465,7 @@ impl Worker {
             }
             self.pos.undo_move_observed(m, &mut self.eval);
 
-            // Step 16. Results.
+            // Step 17. Results.
             if shared.stopped() {
                 return 0;
             }
@@ -510,12 +516,12 @@ impl Worker {
             }
         }
 
-        // Step 17. No legal move: in shogi that loses, in check or not.
+        // Step 18. No legal move: in shogi that loses, in check or not.
         if move_count == 0 {
             return if excluded.is_some() { alpha } else { mated_in(ply) };
         }
 
-        // Step 18. Histories: the move that cut off gains, the moves tried before it lose; a quiet
+        // Step 19. Histories: the move that cut off gains, the moves tried before it lose; a quiet
         // cut-off move also becomes a killer and the counter move to the previous move.
         if let Some(bm) = best_move {
             if best_value >= beta {
@@ -547,7 +553,7 @@ impl Worker {
             }
         }
 
-        // Step 19. Store in the table.
+        // Step 20. Store in the table.
         let bound = if best_value >= beta {
             Bound::Lower
         } else if PV && best_move.is_some() {

@@ -128,6 +128,8 @@ params! {
     NmpEvalDivisor = 80, 30, 1000;
     /// Null move: from this depth a fail-high is verified by a search without null moves.
     NmpVerifyDepth = 14, 4, 40;
+    /// Internal iterative reductions: from this depth.
+    IirMinDepth = 4, 2, 12;
     /// Singular extensions: from this depth.
     SingularMinDepth = 8, 3, 12;
     /// Singular extensions: the margin below the table's value, per 16 plies of depth.
