@@ -21,20 +21,26 @@ mapfile -t bench < <(grep -v '^#' "$here/../tests/data/bench.sfen" | grep -v '^$
 positions=("startpos" "${bench[@]/#/sfen }")
 
 printf '%-28s %-9s %3s %6s %8s %12s %10s\n' engine position thr depth seldepth nodes nps
-for t in $threads; do
-    for i in "${!positions[@]}"; do
+# Thread counts and engines alternate within each position, so that a change in the machine's
+# speed during the run (shared hosts drift) falls on all of them alike.
+for i in "${!positions[@]}"; do
+    for t in $threads; do
         for engine in "$@"; do
-            line=$({
+            out=$({
                 printf 'usi\nsetoption name Threads value %s\nsetoption name USI_Hash value 256\nisready\n' "$t"
                 printf 'usinewgame\nposition %s\ngo movetime %s\n' "${positions[$i]}" "$ms"
                 sleep $((ms / 1000 + 2))
                 printf 'quit\n'
-            } | "$engine" 2>/dev/null | grep '^info depth' | grep -v 'bound' | tail -1)
-            field() { sed -n "s/.* $1 \([0-9-]*\).*/\1/p" <<<"$line"; }
+            } | "$engine" 2>/dev/null | grep '^info depth')
+            # Depth: the last completed iteration; nodes and nps: the last report (at the stop).
+            done_line=$(grep -v 'bound' <<<"$out" | tail -1)
+            last_line=$(grep ' nps ' <<<"$out" | tail -1)
+            field() { sed -n "s/.* $2 \([0-9-]*\).*/\1/p" <<<"$1"; }
             name=$(basename "$engine")
             label=$([[ $i == 0 ]] && echo start || echo "bench$i")
             printf '%-28s %-9s %3s %6s %8s %12s %10s\n' "${name:0:28}" "$label" "$t" \
-                "$(field depth)" "$(field seldepth)" "$(field nodes)" "$(field nps)"
+                "$(field "$done_line" depth)" "$(field "$done_line" seldepth)" \
+                "$(field "$last_line" nodes)" "$(field "$last_line" nps)"
         done
     done
 done
