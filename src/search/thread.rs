@@ -72,6 +72,11 @@ pub struct SearchControl {
     /// True while the search runs in ponder mode (until `ponderhit` or `stop`).
     pub pondering: AtomicBool,
     pub ponderhit: Mutex<Option<PonderHit>>,
+    /// Set just before `bestmove` goes out: from then on the search is over for the protocol, and
+    /// `isready` waits for the threads to end (a moment) instead of answering at once as it does
+    /// during a search. Set before, not after, so that a GUI's `isready` sent on seeing the
+    /// `bestmove` can never find it unset.
+    pub answered: AtomicBool,
 }
 
 impl SearchControl {
@@ -318,8 +323,10 @@ impl ThreadPool {
         self.workers.len()
     }
 
+    /// True while a search runs and has not yet answered `bestmove`.
     pub fn is_searching(&self) -> bool {
         self.running.as_ref().is_some_and(|h| !h.is_finished())
+            && !self.control.answered.load(Ordering::SeqCst)
     }
 
     /// Sets the evaluation of every worker: an NNUE net, or the embedded evaluation for `None`
@@ -437,6 +444,7 @@ fn run_search(workers: &mut [Worker], shared: &Arc<SharedState>) {
         BestMove::Move { .. } => pick_best_thread(workers, shared),
         other => other,
     };
+    shared.control.answered.store(true, Ordering::SeqCst);
     shared.reporter.best_move(best);
 }
 
