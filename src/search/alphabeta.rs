@@ -289,6 +289,15 @@ impl Worker {
         }
 
         // Step 11. Loop through the moves.
+        // The table's move is a candidate for a singular extension (step 13) when its entry is a
+        // lower bound from nearly this depth, not a mate, and no other move is already excluded.
+        let singular_candidate = !ROOT
+            && excluded.is_none()
+            && depth >= params::SingularMinDepth()
+            && ply < 2 * self.root_depth
+            && tt_value != VALUE_NONE
+            && tt_value.abs() < VALUE_MATE_IN_MAX_PLY
+            && tt_hit.is_some_and(|d| d.bound.includes(Bound::Lower) && d.depth >= depth - 3);
         let us = self.pos.side_to_move();
         let mut best_value = -VALUE_INFINITE;
         let mut best_move: Option<Move> = None;
@@ -381,49 +390,35 @@ impl Worker {
             // the search fails high, the node is cut (multi-cut); when the table's move is not
             // the only good one, it is searched shallower.
             let mut extension = 0;
-            if !ROOT
-                && Some(m) == tt_move
-                && excluded.is_none()
-                && depth >= params::SingularMinDepth()
-                && ply < 2 * self.root_depth
-            {
-                if let Some(d) = tt_hit {
-                    if d.bound.includes(Bound::Lower)
-                        && d.depth >= depth - 3
-                        && tt_value != VALUE_NONE
-                        && tt_value.abs() < VALUE_MATE_IN_MAX_PLY
+            if singular_candidate && Some(m) == tt_move {
+                let singular_beta = tt_value - params::SingularMargin() * depth / 16;
+                self.stack[u].excluded_move = Some(m);
+                let v = self.search::<false, false>(
+                    singular_beta - 1,
+                    singular_beta,
+                    new_depth / 2,
+                    ply,
+                    cut_node,
+                    shared,
+                );
+                self.stack[u].excluded_move = None;
+                if shared.stopped() {
+                    return 0;
+                }
+                if v < singular_beta {
+                    extension = 1;
+                    if !PV
+                        && v < singular_beta - params::DoubleExtensionMargin()
+                        && self.stack[u].double_extensions <= params::DoubleExtensionLimit()
                     {
-                        let singular_beta = tt_value - params::SingularMargin() * depth / 16;
-                        let singular_depth = new_depth / 2;
-                        self.stack[u].excluded_move = Some(m);
-                        let v = self.search::<false, false>(
-                            singular_beta - 1,
-                            singular_beta,
-                            singular_depth,
-                            ply,
-                            cut_node,
-                            shared,
-                        );
-                        self.stack[u].excluded_move = None;
-                        if shared.stopped() {
-                            return 0;
-                        }
-                        if v < singular_beta {
-                            extension = 1;
-                            if !PV
-                                && v < singular_beta - params::DoubleExtensionMargin()
-                                && self.stack[u].double_extensions <= params::DoubleExtensionLimit()
-                            {
-                                extension = 2;
-                            }
-                        } else if singular_beta >= beta {
-                            return singular_beta;
-                        } else if tt_value >= beta {
-                            extension = -2 + PV as i32;
-                        } else if cut_node {
-                            extension = -1;
-                        }
+                        extension = 2;
                     }
+                } else if singular_beta >= beta {
+                    return singular_beta;
+                } else if tt_value >= beta {
+                    extension = -2 + PV as i32;
+                } else if cut_node {
+                    extension = -1;
                 }
             }
             new_depth += extension;

@@ -99,13 +99,13 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
     let inc = limits.inc[us.index()];
     let byoyomi = limits.byoyomi;
     let horizon = moves_horizon(game_ply);
-    let mut free = 0;
-    let (mut optimum, maximum, delay) = if inc > 0 {
+    // `free`: see `TimePlan::free`; only a byoyomi with the main time gone gives any.
+    let (mut optimum, maximum, delay, free) = if inc > 0 {
         let margin = opts.network_delay.min((remaining + inc) / 4);
         let available = (remaining + inc).saturating_sub(margin);
         let optimum = remaining / horizon + inc * 9 / 10;
         let maximum = available.min(remaining / 4 + inc).min(optimum * 5).max(optimum.min(available));
-        (optimum, maximum, margin)
+        (optimum, maximum, margin, 0)
     } else if byoyomi > 0 {
         // A margin that fits even a 100 ms byoyomi: NetworkDelay2, or a quarter of the byoyomi.
         let margin = if byoyomi >= 2 * opts.network_delay2 { opts.network_delay2 } else { byoyomi / 4 };
@@ -113,15 +113,13 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
         let optimum = remaining / horizon + last;
         let maximum = (remaining / 5 + last).min(remaining + last);
         // With the main time gone, a byoyomi not used is lost.
-        if remaining == 0 {
-            free = last;
-        }
-        (optimum, maximum, margin)
+        let free = if remaining == 0 { last } else { 0 };
+        (optimum, maximum, margin, free)
     } else {
         let margin = opts.network_delay.min(remaining / 4);
         let optimum = remaining / (horizon + 20);
         let maximum = (remaining / 10).saturating_sub(margin).max(optimum.min(remaining / 2));
-        (optimum, maximum, margin)
+        (optimum, maximum, margin, 0)
     };
     optimum = optimum * opts.slow_mover / 100;
     // The minimum thinking time may lift the optimum, but never past a third of the maximum (in a
