@@ -5,7 +5,6 @@
 
 use hayate::position::{MoveList, Position};
 use hayate::types::Move;
-use hayate::usi::position_cmd::{parse_position, Parsed};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
@@ -54,8 +53,8 @@ impl Engine {
         self.stdin.flush().unwrap();
         let tokens: Vec<&str> = line.split_whitespace().collect();
         if let ["position", rest @ ..] = tokens.as_slice() {
-            if let Parsed::Ok(p, _) = parse_position(rest) {
-                self.pos = *p;
+            if let Ok((p, _)) = Position::from_usi_args(rest) {
+                self.pos = p;
             }
         }
     }

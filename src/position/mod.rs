@@ -2,9 +2,9 @@
 //! `do_move`/`undo_move` cheap and keeps checkers, pins and check squares at hand.
 //!
 //! The position knows nothing of evaluation or search. Files beside this one each add one concept
-//! as an `impl Position` block: `sfen.rs` (reading and writing SFEN), `movegen.rs` (legal and
-//! staged move generation), `see.rs` (static exchange evaluation), `rules.rs` (repetition,
-//! declaration and move-limit verdicts).
+//! as an `impl Position` block: `sfen.rs` (reading and writing SFEN, and the position that USI
+//! `position` arguments describe), `movegen.rs` (legal and staged move generation), `see.rs`
+//! (static exchange evaluation), `rules.rs` (repetition, declaration and move-limit verdicts).
 
 mod mate1;
 mod movegen;
@@ -16,7 +16,7 @@ pub use movegen::{
     generate, generate_legal, GenType, MoveCounter, MoveList, MoveSink, MoveTarget, MAX_MOVES,
 };
 pub use rules::{Declaration, DeclarationRule, Repetition};
-pub use sfen::{PieceLimits, SfenError, STARTPOS};
+pub use sfen::{IllegalMoveInList, PieceLimits, PositionArgsError, SfenError, STARTPOS};
 
 use crate::attacks;
 use crate::bitboard::Bitboard;

@@ -1,7 +1,9 @@
 //! Reading and writing SFEN, strictly: a malformed or impossible position is rejected with a reason.
+//! Also the position a USI `position` command (or a line of an openings file) describes:
+//! `startpos` or `sfen ...`, then the moves played from it.
 
 use super::Position;
-use crate::types::{Color, Hand, Piece, PieceType, Square};
+use crate::types::{Color, Hand, Move, Piece, PieceType, Square};
 use std::fmt;
 
 /// The start position.
@@ -67,6 +69,46 @@ impl fmt::Display for SfenError {
 }
 
 impl std::error::Error for SfenError {}
+
+/// Why `position` arguments describe no position at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionArgsError {
+    /// Neither `startpos` nor `sfen <sfen>`: what came instead (empty when nothing did).
+    Expected(String),
+    /// The SFEN was rejected.
+    Sfen(SfenError),
+}
+
+impl fmt::Display for PositionArgsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PositionArgsError::Expected(got) if got.is_empty() => {
+                f.write_str("expected 'startpos' or 'sfen'")
+            }
+            PositionArgsError::Expected(got) => {
+                write!(f, "expected 'startpos' or 'sfen <sfen>', got '{got}'")
+            }
+            PositionArgsError::Sfen(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for PositionArgsError {}
+
+/// A move of a `moves` list that is not legal (or not a move) where it stands: the position
+/// stops before it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IllegalMoveInList {
+    /// 1-based index in the list.
+    pub number: usize,
+    pub text: String,
+}
+
+impl fmt::Display for IllegalMoveInList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "move {} '{}' is illegal", self.number, self.text)
+    }
+}
 
 fn syntax(s: impl Into<String>) -> SfenError {
     SfenError::Syntax(s.into())
@@ -255,6 +297,37 @@ impl Position {
             }
         }
         Ok(pos)
+    }
+
+    /// The position that USI `position` arguments describe (the tokens after the word
+    /// `position`): `startpos` or `sfen <board> <side> <hands> [<move number>]`, optionally
+    /// followed by `moves <m1> <m2> ...`.
+    ///
+    /// The SFEN move number is ignored for the game length (ShogiHome always sends 1): the game
+    /// ply counts the moves after `moves`, starting from 1. An illegal move stops the replay
+    /// there: the position returned is the one before it, with the move that was refused.
+    pub fn from_usi_args(
+        tokens: &[&str],
+    ) -> Result<(Position, Option<IllegalMoveInList>), PositionArgsError> {
+        let (head, moves) = match tokens.iter().position(|&t| t == "moves") {
+            Some(i) => (&tokens[..i], &tokens[i + 1..]),
+            None => (tokens, &[][..]),
+        };
+        let mut pos = match head {
+            ["startpos"] => Position::startpos(),
+            ["sfen", fields @ ..] if !fields.is_empty() => {
+                Position::from_sfen(&fields.join(" ")).map_err(PositionArgsError::Sfen)?
+            }
+            other => return Err(PositionArgsError::Expected(other.join(" "))),
+        };
+        pos.set_game_ply(1);
+        for (i, text) in moves.iter().enumerate() {
+            match Move::from_usi(text) {
+                Some(m) if pos.is_legal_move(m) => pos.do_move(m),
+                _ => return Ok((pos, Some(IllegalMoveInList { number: i + 1, text: text.to_string() }))),
+            }
+        }
+        Ok((pos, None))
     }
 
     /// The canonical SFEN of the position, with the current move number.

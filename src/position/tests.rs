@@ -313,3 +313,40 @@ fn drop_rank_ok_for_test(us: Color, pt: PieceType, to: Square) -> bool {
         _ => true,
     }
 }
+
+fn usi_args(line: &str) -> Result<(Position, Option<IllegalMoveInList>), PositionArgsError> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    Position::from_usi_args(&tokens)
+}
+
+#[test]
+fn usi_args_forms_seen_in_practice() {
+    let Ok((p, None)) = usi_args("startpos") else { panic!() };
+    assert_eq!(p.game_ply(), 1);
+    let Ok((p, None)) = usi_args("startpos moves") else { panic!() };
+    assert_eq!(p.moves_played(), 0);
+    let Ok((p, None)) = usi_args("startpos moves 7g7f 3c3d") else { panic!() };
+    assert_eq!((p.game_ply(), p.moves_played()), (3, 2));
+    let Ok((p, None)) =
+        usi_args("sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1 moves 3c3d")
+    else {
+        panic!()
+    };
+    assert_eq!(p.game_ply(), 2);
+    let Ok((p, None)) = usi_args("sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 57")
+    else {
+        panic!()
+    };
+    assert_eq!(p.game_ply(), 1);
+}
+
+#[test]
+fn usi_args_bad_input() {
+    let Ok((p, Some(w))) = usi_args("startpos moves 7g7f 7g7f 3c3d") else { panic!() };
+    assert_eq!(p.moves_played(), 1);
+    assert!(w.to_string().contains("move 2"));
+    assert!(usi_args("sfen xyz b - 1").is_err());
+    assert!(usi_args("").is_err());
+    assert!(usi_args("startpos 7g7f").is_err());
+    assert!(usi_args("sfen").is_err());
+}

@@ -8,7 +8,6 @@
 use crate::position::{MoveList, Position, Repetition};
 use crate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
 use crate::types::{Color, Move, Score};
-use crate::usi::position_cmd::{parse_position, Parsed};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -134,9 +133,10 @@ impl Rng {
 /// The position an opening line (`position` arguments) sets up; an illegal move is an error.
 fn parse_opening(line: &str) -> Result<Position, String> {
     let tokens: Vec<&str> = line.split_whitespace().collect();
-    match parse_position(&tokens) {
-        Parsed::Ok(p, None) => Ok(*p),
-        Parsed::Ok(_, Some(w)) | Parsed::Err(w) => Err(format!("opening '{line}': {w}")),
+    match Position::from_usi_args(&tokens) {
+        Ok((p, None)) => Ok(p),
+        Ok((_, Some(illegal))) => Err(format!("opening '{line}': {illegal}")),
+        Err(e) => Err(format!("opening '{line}': {e}")),
     }
 }
 

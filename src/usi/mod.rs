@@ -9,7 +9,6 @@ pub mod go;
 pub mod mate_cmd;
 pub mod options;
 pub mod output;
-pub mod position_cmd;
 
 use crate::eval::nnue::{Network, NnueError};
 use crate::eval::Evaluator;
@@ -20,7 +19,6 @@ use go::{parse_go, GoCommand};
 use mate_cmd::{MateRequest, MateRunner};
 use options::Options;
 use output::{info_string, send, UsiReporter};
-use position_cmd::{parse_position, Parsed};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -243,15 +241,17 @@ impl Engine {
         }
     }
 
+    /// `position startpos|sfen ... [moves ...]`: an unusable line keeps the previous position; an
+    /// illegal move sets the position before it.
     fn position(&mut self, rest: &[&str]) {
-        match parse_position(rest) {
-            Parsed::Ok(pos, warning) => {
-                self.pos = *pos;
-                if let Some(w) = warning {
-                    info_string(&w);
+        match Position::from_usi_args(rest) {
+            Ok((pos, illegal)) => {
+                self.pos = pos;
+                if let Some(m) = illegal {
+                    info_string(&format!("position: {m}; position set to the one before it"));
                 }
             }
-            Parsed::Err(e) => info_string(&e),
+            Err(e) => info_string(&format!("position: {e}; keeping the previous position")),
         }
     }
 
