@@ -12,7 +12,7 @@
 //! - **Remaining depth.** Every call carries the plies left (`depth`); a proof records the length
 //!   of the mate it found and a disproof the depth up to which it holds, so the same table serves
 //!   the unlimited search and the depth-limited ones that establish the shortest mate. An
-//!   unlimited search runs with [`MAX_PLY`] plies, which also bounds the recursion.
+//!   unlimited search runs with [`MAX_DEPTH`] plies, which also bounds the recursion.
 //! - **Hands.** Results are stored with proof and disproof hands (see `hand.rs`) and found again
 //!   for any hand they cover (hand superiority).
 //! - **Short mates at the leaves.** A new attacker node first asks [`Position::mate_in_one`]; a
@@ -36,7 +36,7 @@
 
 use super::hand as hands;
 use super::movegen;
-use super::table::{Probe, Table};
+use super::table::{Probe, Table, INF, PN_MAX, UNLIMITED};
 use crate::attacks;
 use crate::position::Position;
 use crate::types::{Color, Hand, Move, MoveKind, PieceType};
@@ -45,14 +45,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-/// A final proof or disproof number.
-pub(crate) const INF: u32 = u32::MAX;
-/// The largest proof or disproof number of an unresolved node.
-pub(crate) const PN_MAX: u32 = INF - 1;
-/// Depth of validity of a disproof that no depth limit took part in.
-pub(crate) const UNLIMITED: u16 = u16::MAX;
 /// The remaining depth of an unlimited search (and the deepest line it follows).
-pub(crate) const MAX_PLY: u16 = 2000;
+pub(crate) const MAX_DEPTH: u16 = 2000;
 /// The key salt of searches in which white attacks (bit 0, the side-to-move bit of board keys,
 /// left alone).
 const WHITE_ATTACKS: u64 = 0x5bd1_e995_7f4a_7c14;
@@ -83,7 +77,7 @@ const NO_REP: u16 = u16::MAX;
 
 /// The value of a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Value {
+pub(crate) struct NodeValue {
     pub pn: u32,
     pub dn: u32,
     /// Proof hand (proven), disproof hand (disproven), the node's attacker hand otherwise.
@@ -97,21 +91,21 @@ pub(crate) struct Value {
     pub best: Option<Move>,
 }
 
-impl Value {
-    fn unknown(pn: u32, dn: u32, hand: Hand) -> Value {
-        Value { pn, dn, hand, len: 0, rep: NO_REP, best: None }
+impl NodeValue {
+    fn unknown(pn: u32, dn: u32, hand: Hand) -> NodeValue {
+        NodeValue { pn, dn, hand, len: 0, rep: NO_REP, best: None }
     }
 
-    fn proven(hand: Hand, len: u16, best: Option<Move>) -> Value {
-        Value { pn: 0, dn: INF, hand, len, rep: NO_REP, best }
+    fn proven(hand: Hand, len: u16, best: Option<Move>) -> NodeValue {
+        NodeValue { pn: 0, dn: INF, hand, len, rep: NO_REP, best }
     }
 
-    fn disproven(hand: Hand, len: u16, rep: u16) -> Value {
-        Value { pn: INF, dn: 0, hand, len, rep, best: None }
+    fn disproven(hand: Hand, len: u16, rep: u16) -> NodeValue {
+        NodeValue { pn: INF, dn: 0, hand, len, rep, best: None }
     }
 
-    fn from_probe(p: Probe) -> Value {
-        Value { pn: p.pn, dn: p.dn, hand: p.hand, len: p.len, rep: NO_REP, best: p.best }
+    fn from_probe(p: Probe) -> NodeValue {
+        NodeValue { pn: p.pn, dn: p.dn, hand: p.hand, len: p.len, rep: NO_REP, best: p.best }
     }
 
     #[inline(always)]
@@ -133,7 +127,7 @@ struct Child {
     key: u64,
     /// Attacker's hand after the move.
     hand: Hand,
-    v: Value,
+    v: NodeValue,
     /// The value rests on a repetition of the current line: keep it, do not re-read the table.
     sticky: bool,
 }
@@ -299,18 +293,18 @@ impl<'a> Search<'a> {
 
     /// Searches the current position (the line to it already on `path`) until it is proven or
     /// disproven within `depth` plies or the budget runs out.
-    pub fn run(&mut self, depth: u16) -> Value {
+    pub fn run(&mut self, depth: u16) -> NodeValue {
         self.aborted = false;
-        self.count_replies = depth >= MAX_PLY;
+        self.count_replies = depth >= MAX_DEPTH;
         self.poll();
         let key = self.key();
         let hand = self.attacker_hand();
         let p = self.tt.probe(key, hand, depth, 1, 1);
         if p.pn == 0 || p.dn == 0 {
-            return Value::from_probe(p);
+            return NodeValue::from_probe(p);
         }
         if self.aborted {
-            return Value::unknown(p.pn, p.dn, hand);
+            return NodeValue::unknown(p.pn, p.dn, hand);
         }
         let ply = self.path.len() as u16;
         self.path.push(key, hand);
@@ -370,24 +364,24 @@ impl<'a> Search<'a> {
     }
 
     /// The value of the current attacker node, mated at once by `m`.
-    fn mate_in_one_value(&mut self, m: Move) -> Value {
+    fn mate_in_one_value(&mut self, m: Move) -> NodeValue {
         let hand = self.attacker_hand();
         self.pos.do_move(m);
         self.count_node();
         let leaf = self.interposition_hand();
         self.pos.undo_move(m);
         let p = hands::min(self.hand_before_attack(leaf, m), hand);
-        Value::proven(p, 1, Some(m))
+        NodeValue::proven(p, 1, Some(m))
     }
 
     /// At an attacker node with no mate in one and `depth` 3 or 4 plies left: the mate in three
     /// (or the depth-limited disproof). Each of `checks` is tried against every reply with
     /// `mate_in_one`, without the table. No repetition rule is needed: a proof holds whatever
     /// the line, and the disproof rests on trying everything.
-    fn mate_in_three(&mut self, checks: &[Move], depth: u16) -> Value {
+    fn mate_in_three(&mut self, checks: &[Move], depth: u16) -> NodeValue {
         let hand = self.attacker_hand();
         let mut replies = std::mem::take(&mut self.replies);
-        let mut result = Value::disproven(hand, depth, NO_REP);
+        let mut result = NodeValue::disproven(hand, depth, NO_REP);
         for &m in checks {
             self.pos.do_move(m);
             self.count_node();
@@ -412,7 +406,7 @@ impl<'a> Search<'a> {
             if mated {
                 let p = hands::min(self.hand_before_attack(need, m), hand);
                 let len = if replies.is_empty() { 1 } else { 3 };
-                result = Value::proven(p, len, Some(m));
+                result = NodeValue::proven(p, len, Some(m));
                 break;
             }
         }
@@ -422,7 +416,7 @@ impl<'a> Search<'a> {
 
     /// Stores a node's value (not a disproof resting on a position above the node: see the
     /// module docs).
-    fn store(&mut self, key: u64, hand: Hand, v: &Value, amount: u32) {
+    fn store(&mut self, key: u64, hand: Hand, v: &NodeValue, amount: u32) {
         if v.pn == 0 {
             self.tt.store_proven(key, v.hand, v.len, v.best, amount);
         } else if v.dn == 0 {
@@ -436,7 +430,7 @@ impl<'a> Search<'a> {
 
     /// Searches the current node (at `ply`, already on the path) until its proof number reaches
     /// `thpn`, its disproof number `thdn`, or it is resolved; stores and returns its value.
-    fn mid(&mut self, ply: u16, depth: u16, thpn: u32, thdn: u32) -> Value {
+    fn mid(&mut self, ply: u16, depth: u16, thpn: u32, thdn: u32) -> NodeValue {
         let start = self.nodes;
         self.count_node();
         let or = self.pos.side_to_move() == self.attacker;
@@ -449,7 +443,7 @@ impl<'a> Search<'a> {
         if or {
             if depth == 0 {
                 self.moves = moves;
-                return Value::disproven(hand, 0, NO_REP);
+                return NodeValue::disproven(hand, 0, NO_REP);
             }
             if let Some(m) = self.pos.mate_in_one() {
                 self.moves = moves;
@@ -460,7 +454,7 @@ impl<'a> Search<'a> {
             if depth <= 2 {
                 // `mate_in_one` finds every mate in one (and mates take an odd number of plies).
                 self.moves = moves;
-                let v = Value::disproven(hand, depth, NO_REP);
+                let v = NodeValue::disproven(hand, depth, NO_REP);
                 self.tt.store_disproven(key, hand, depth, 1);
                 return v;
             }
@@ -484,7 +478,7 @@ impl<'a> Search<'a> {
                         d = hands::with(d, pt, 0);
                     }
                 }
-                let v = Value::disproven(d, UNLIMITED, NO_REP);
+                let v = NodeValue::disproven(d, UNLIMITED, NO_REP);
                 self.tt.store_disproven(key, d, UNLIMITED, 1);
                 return v;
             }
@@ -493,7 +487,7 @@ impl<'a> Search<'a> {
             if moves.is_empty() {
                 self.moves = moves;
                 let p = self.interposition_hand();
-                let v = Value::proven(p, 0, None);
+                let v = NodeValue::proven(p, 0, None);
                 self.tt.store_proven(key, p, 0, None, 1);
                 return v;
             }
@@ -508,7 +502,7 @@ impl<'a> Search<'a> {
                     }
                 };
                 self.moves = moves;
-                let v = Value::disproven(d, depth, NO_REP);
+                let v = NodeValue::disproven(d, depth, NO_REP);
                 self.tt.store_disproven(key, d, depth, 1);
                 return v;
             }
@@ -530,7 +524,7 @@ impl<'a> Search<'a> {
                 mv: m,
                 key: ckey,
                 hand: chand,
-                v: Value::unknown(1, 1, chand),
+                v: NodeValue::unknown(1, 1, chand),
                 sticky: false,
             });
         }
@@ -540,11 +534,11 @@ impl<'a> Search<'a> {
             let mut c = children[n];
             let (m, ckey, chand) = (c.mv, c.key, c.hand);
             if let Some(rp) = self.path.repeats(ckey, chand) {
-                c.v = Value::disproven(chand, UNLIMITED, rp);
+                c.v = NodeValue::disproven(chand, UNLIMITED, rp);
                 c.sticky = true;
             } else {
                 let p = self.tt.probe(ckey, chand, child_depth, 1, 1);
-                c.v = Value::from_probe(p);
+                c.v = NodeValue::from_probe(p);
                 if !p.found && !or {
                     // A new attacker node: look for a mate in one right away.
                     self.pos.do_move(m);
@@ -553,7 +547,7 @@ impl<'a> Search<'a> {
                         c.v = self.mate_in_one_value(m1);
                         self.tt.store_proven(ckey, c.v.hand, 1, Some(m1), 1);
                     } else if child_depth == 1 {
-                        c.v = Value::disproven(chand, 1, NO_REP);
+                        c.v = NodeValue::disproven(chand, 1, NO_REP);
                         self.tt.store_disproven(ckey, chand, 1, 1);
                     } else {
                         self.tt.store_unknown(ckey, chand, 1, 1, 0);
@@ -569,7 +563,7 @@ impl<'a> Search<'a> {
                     movegen::all_legal(&self.pos, &mut replies);
                     if replies.is_empty() {
                         let p = self.interposition_hand();
-                        c.v = Value::proven(p, 0, None);
+                        c.v = NodeValue::proven(p, 0, None);
                         self.tt.store_proven(ckey, p, 0, None, 1);
                     } else {
                         let mut targets = crate::bitboard::Bitboard::EMPTY;
@@ -577,7 +571,7 @@ impl<'a> Search<'a> {
                             targets.set(r.to());
                         }
                         let pn = targets.count();
-                        c.v = Value::unknown(pn, 1, chand);
+                        c.v = NodeValue::unknown(pn, 1, chand);
                         self.tt.store_unknown(ckey, chand, pn, 1, 0);
                     }
                     self.replies = replies;
@@ -631,7 +625,7 @@ impl<'a> Search<'a> {
                 and_disproof(&children, hand)
             }
         } else {
-            Value::unknown(pn, dn, hand)
+            NodeValue::unknown(pn, dn, hand)
         };
         if v.dn == 0 && v.rep != NO_REP && v.rep >= ply {
             // The repeated position is this one or below it: the cycle lies within this subtree.
@@ -644,25 +638,25 @@ impl<'a> Search<'a> {
     }
 
     /// An attacker node with a proven child: the shortest proven mate.
-    fn or_proof(&self, children: &[Child]) -> Value {
+    fn or_proof(&self, children: &[Child]) -> NodeValue {
         let c = children.iter().filter(|c| c.v.is_proven()).min_by_key(|c| c.v.len).expect("a proven child");
         let p = hands::min(self.hand_before_attack(c.v.hand, c.mv), self.attacker_hand());
-        Value::proven(p, c.v.len.saturating_add(1), Some(c.mv))
+        NodeValue::proven(p, c.v.len.saturating_add(1), Some(c.mv))
     }
 
     /// A defender node whose replies are all proven.
-    fn and_proof(&self, children: &[Child]) -> Value {
+    fn and_proof(&self, children: &[Child]) -> NodeValue {
         let mut p = self.interposition_hand();
         let mut len = 0;
         for c in children {
             p = hands::max(p, c.v.hand);
             len = len.max(c.v.len);
         }
-        Value::proven(p, len.saturating_add(1), None)
+        NodeValue::proven(p, len.saturating_add(1), None)
     }
 
     /// An attacker node whose checks are all disproven.
-    fn or_disproof(&self, children: &[Child], hand: Hand) -> Value {
+    fn or_disproof(&self, children: &[Child], hand: Hand) -> NodeValue {
         let mut d = hands::full();
         let mut len = UNLIMITED;
         let mut rep = NO_REP;
@@ -676,13 +670,13 @@ impl<'a> Search<'a> {
                 d = hands::with(d, pt, 0);
             }
         }
-        Value::disproven(d, len, rep)
+        NodeValue::disproven(d, len, rep)
     }
 }
 
 /// A defender node with a disproven reply: the refutation that depends least on the line (no
 /// repetition, then the deepest validity).
-fn and_disproof(children: &[Child], hand: Hand) -> Value {
+fn and_disproof(children: &[Child], hand: Hand) -> NodeValue {
     let c = children
         .iter()
         .filter(|c| c.v.is_disproven())
@@ -694,10 +688,11 @@ fn and_disproof(children: &[Child], hand: Hand) -> Value {
         let pt = c.mv.dropped_piece();
         d = hands::with(d, pt, d.count(pt).min(hand.count(pt)));
     }
-    Value::disproven(d, c.v.len.saturating_add(1), c.v.rep)
+    NodeValue::disproven(d, c.v.len.saturating_add(1), c.v.rep)
 }
 
-/// (pn, dn, index of the child to search, second-smallest pn) of an attacker node.
+/// (pn, dn, index of the child to search, second-smallest pn, 0) of an attacker node (the last
+/// field matches `aggregate_and`'s share, which an attacker node does not use).
 #[inline]
 fn aggregate_or(children: &[Child]) -> (u32, u32, usize, u32, u32) {
     let mut pn = INF;

@@ -54,10 +54,10 @@ mod table;
 
 use crate::position::{MoveList, Position};
 use crate::types::Move;
-use dfpn::{Budget, Search, MAX_PLY, UNLIMITED};
+use dfpn::{Budget, Search, MAX_DEPTH};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
-use table::Table;
+use table::{Table, UNLIMITED};
 
 /// With no limits, the shortening phase gets this many times the nodes of the first proof...
 pub const SHORTEN_FACTOR: u64 = 4;
@@ -69,7 +69,7 @@ pub const SHORTEN_MIN: u64 = 2_000_000;
 const LINE_NODES: u64 = 2_000_000;
 /// Positions the walk of the proof tree for the line may visit.
 const AUDIT_POSITIONS: u64 = 20_000_000;
-/// Stack of the search thread (the search recurses once per ply, up to `MAX_PLY`).
+/// Stack of the search thread (the search recurses once per ply, up to `MAX_DEPTH`).
 const STACK_BYTES: usize = 64 << 20;
 
 /// When to stop searching (besides the stop flag). Nothing set: until solved.
@@ -213,7 +213,7 @@ fn solve_with(
     let mut s = Search::new(pos, table, budget, stop);
 
     // 1. Any mate at all.
-    let depth = limits.max_plies.map_or(MAX_PLY, |p| p.min(MAX_PLY));
+    let depth = limits.max_plies.map_or(MAX_DEPTH, |p| p.min(MAX_DEPTH));
     let v = s.run(depth);
     info.nodes = s.nodes;
     info.first_nodes = s.nodes;

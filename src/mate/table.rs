@@ -19,8 +19,14 @@
 //!
 //! Only the search thread touches the table, so there is no synchronisation.
 
-use super::dfpn::{INF, UNLIMITED};
 use crate::types::{Hand, Move};
+
+/// A final proof or disproof number.
+pub(crate) const INF: u32 = u32::MAX;
+/// The largest proof or disproof number of an unresolved node.
+pub(crate) const PN_MAX: u32 = INF - 1;
+/// Depth of validity of a disproof that no depth limit took part in.
+pub(crate) const UNLIMITED: u16 = u16::MAX;
 
 /// Entries per cluster.
 pub(crate) const WAYS: usize = 4;
