@@ -13,8 +13,6 @@ pub struct Limits {
     pub movetime: Option<u64>,
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
-    /// `go mate`: the time limit in ms, `None` for infinite.
-    pub mate: Option<Option<u64>>,
     pub infinite: bool,
     pub ponder: bool,
     /// Restrict the root to these moves (empty: all).
@@ -25,11 +23,5 @@ impl Limits {
     /// Whether any clock information was given (a plain `go ponder` carries none).
     pub fn has_clock(&self) -> bool {
         self.time.iter().any(Option::is_some) || self.byoyomi > 0 || self.inc.iter().any(|&i| i > 0)
-    }
-
-    /// Whether time management applies (otherwise the search runs until a depth/node limit or
-    /// `stop`).
-    pub fn uses_time(&self) -> bool {
-        !self.infinite && (self.movetime.is_some() || self.has_clock())
     }
 }

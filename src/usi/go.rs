@@ -1,6 +1,8 @@
-//! Parsing `go` (and the clock that `ponderhit` may carry) into `Limits`. Tokens come in any
-//! subset and order; numbers may be fractional; unknown tokens are reported and skipped.
+//! Parsing `go` (and the clock that `ponderhit` may carry) into `Limits`, or into the request of
+//! `go mate` or `go perft`. Tokens come in any subset and order; numbers may be fractional;
+//! unknown tokens are reported and skipped.
 
+use super::mate_cmd::MateRequest;
 use crate::position::Position;
 use crate::search::Limits;
 use crate::types::{Color, Move};
@@ -10,8 +12,8 @@ use crate::types::{Color, Move};
 pub enum GoCommand {
     Search(Limits),
     Perft(u32),
-    /// `go mate [<ms> | infinite]`, with an optional node limit in the limits.
-    Mate(Limits),
+    /// `go mate [<ms> | infinite] [nodes <n>]`.
+    Mate(MateRequest),
 }
 
 /// A number of milliseconds (or nodes); fractions are rounded, negatives become zero.
@@ -36,7 +38,8 @@ pub fn parse_go(tokens: &[&str], pos: &Position) -> Result<(GoCommand, Vec<Strin
     let mut l = Limits::default();
     let mut warnings = Vec::new();
     let mut perft = None;
-    let mut mate = false;
+    // `go mate`: the time limit in ms, `None` for infinite.
+    let mut mate: Option<Option<u64>> = None;
     let mut i = 0;
     while i < tokens.len() {
         let t = tokens[i];
@@ -63,17 +66,14 @@ pub fn parse_go(tokens: &[&str], pos: &Position) -> Result<(GoCommand, Vec<Strin
                 l.ponder = true;
                 used = 1;
             }
-            "mate" => {
-                mate = true;
-                match next {
-                    Some(&"infinite") => l.mate = Some(None),
-                    Some(n) if n.parse::<f64>().is_ok() => l.mate = Some(Some(number(next, t)?)),
-                    _ => {
-                        l.mate = Some(None);
-                        used = 1;
-                    }
+            "mate" => match next {
+                Some(&"infinite") => mate = Some(None),
+                Some(n) if n.parse::<f64>().is_ok() => mate = Some(Some(number(next, t)?)),
+                _ => {
+                    mate = Some(None);
+                    used = 1;
                 }
-            }
+            },
             "searchmoves" => {
                 let mut j = i + 1;
                 while j < tokens.len() {
@@ -101,8 +101,8 @@ pub fn parse_go(tokens: &[&str], pos: &Position) -> Result<(GoCommand, Vec<Strin
     Ok((
         if let Some(d) = perft {
             GoCommand::Perft(d)
-        } else if mate {
-            GoCommand::Mate(l)
+        } else if let Some(time_ms) = mate {
+            GoCommand::Mate(MateRequest { time_ms, nodes: l.nodes })
         } else {
             GoCommand::Search(l)
         },
@@ -134,14 +134,14 @@ mod tests {
         assert_eq!(l.searchmoves.len(), 2);
         assert_eq!(l.depth, Some(3));
         assert_eq!(go("perft 3"), GoCommand::Perft(3));
-        let GoCommand::Mate(l) = go("mate 1000") else { panic!() };
-        assert_eq!(l.mate, Some(Some(1000)));
-        let GoCommand::Mate(l) = go("mate infinite") else { panic!() };
-        assert_eq!(l.mate, Some(None));
-        let GoCommand::Mate(l) = go("mate nodes 5000") else { panic!() };
-        assert_eq!((l.mate, l.nodes), (Some(None), Some(5000)));
-        let GoCommand::Mate(l) = go("mate") else { panic!() };
-        assert_eq!(l.mate, Some(None));
+        let GoCommand::Mate(r) = go("mate 1000") else { panic!() };
+        assert_eq!(r.time_ms, Some(1000));
+        let GoCommand::Mate(r) = go("mate infinite") else { panic!() };
+        assert_eq!(r.time_ms, None);
+        let GoCommand::Mate(r) = go("mate nodes 5000") else { panic!() };
+        assert_eq!((r.time_ms, r.nodes), (None, Some(5000)));
+        let GoCommand::Mate(r) = go("mate") else { panic!() };
+        assert_eq!(r, MateRequest { time_ms: None, nodes: None });
     }
 
     #[test]

@@ -273,12 +273,10 @@ impl Engine {
         self.mate.stop_and_wait();
         match cmd {
             GoCommand::Perft(depth) => self.perft(depth),
-            GoCommand::Mate(limits) => {
+            GoCommand::Mate(req) => {
                 let option_nodes = self.options.int(options::MATE_NODES) as u64;
-                let req = MateRequest {
-                    time_ms: limits.mate.flatten(),
-                    nodes: limits.nodes.or((option_nodes > 0).then_some(option_nodes)),
-                };
+                let req =
+                    MateRequest { nodes: req.nodes.or((option_nodes > 0).then_some(option_nodes)), ..req };
                 self.mate.start(&self.pos, req, self.options.int(options::MATE_HASH) as usize);
             }
             GoCommand::Search(limits) => {
