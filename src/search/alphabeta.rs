@@ -5,7 +5,6 @@
 //! pruning and extension steps of a Stockfish-style search slot in between them.
 
 use super::history::{piece_to, ContKeys};
-use super::iterate::draw_value;
 use super::movepick::{quiet_score, MovePicker};
 use super::params;
 use super::report::ScoreBound;
@@ -84,7 +83,7 @@ impl Worker {
         let pos = &self.pos;
         match pos.repetition(16 + ply as usize) {
             Repetition::None => {}
-            Repetition::Draw => return Some(draw_value(shared, self.root_color, pos.side_to_move())),
+            Repetition::Draw => return Some(shared.config.draw_value(self.root_color, pos.side_to_move())),
             Repetition::Win => return Some(mate_in(ply)),
             Repetition::Lose => return Some(mated_in(ply)),
             Repetition::Superior => return Some(params::SuperiorValue()),
@@ -96,7 +95,7 @@ impl Worker {
             return Some(if mated {
                 mated_in(ply)
             } else {
-                draw_value(shared, self.root_color, pos.side_to_move())
+                shared.config.draw_value(self.root_color, pos.side_to_move())
             });
         }
         if pos.declaration(shared.config.entering_king_rule) == Declaration::Win {
@@ -130,7 +129,7 @@ impl Worker {
         // Step 2. Stop, rules (repetition, move limit, declaration), maximum ply. At the root only
         // the move limit matters: a game already over by it is a draw whatever is played.
         if ROOT && self.pos.is_move_limit_reached(shared.config.max_moves_to_draw) {
-            let v = draw_value(shared, self.root_color, self.pos.side_to_move());
+            let v = shared.config.draw_value(self.root_color, self.pos.side_to_move());
             for rm in &mut self.root_moves {
                 rm.score = v;
                 rm.pv.truncate(1);

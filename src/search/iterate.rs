@@ -5,9 +5,8 @@
 use super::params;
 use super::report::{BestMove, ScoreBound, SearchInfo};
 use super::thread::{RootMove, SharedState, Worker};
-use super::time;
 use crate::position::{Declaration, MoveList, Position};
-use crate::types::{Move, Score, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATE};
+use crate::types::{Move, Score, MAX_PLY, VALUE_INFINITE, VALUE_MATE};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,13 +15,9 @@ impl Worker {
     /// The main thread's search: decides at the root, iterates, waits out ponder/infinite, and
     /// returns what to play (the caller runs the thread vote on `BestMove::Move`).
     pub fn search_main(&mut self, shared: &Arc<SharedState>) -> BestMove {
-        self.clock_start = shared.start;
-        self.time_plan = None;
-        self.stop_at = None;
-        if !shared.control.pondering.load(Ordering::SeqCst) {
-            self.time_plan =
-                time::plan(&shared.limits, self.pos.side_to_move(), self.pos.game_ply(), &shared.config.time);
-        }
+        let pondering = shared.control.pondering.load(Ordering::SeqCst);
+        let manager = self.manager.as_mut().expect("the main worker has the search manager");
+        manager.start(shared, &self.pos, pondering);
         let decided = match self.pos.declaration(shared.config.entering_king_rule) {
             Declaration::Win => Some(BestMove::Win),
             Declaration::TryMove(m) => Some(BestMove::Move { best: m, ponder: None }),
@@ -73,8 +68,9 @@ impl Worker {
         shared.nodes[self.id].0.store(self.nodes, Ordering::Relaxed);
     }
 
+    /// Milliseconds on the main thread's clock (main worker only).
     fn elapsed_ms(&self) -> u64 {
-        self.clock_start.elapsed().as_millis() as u64
+        self.manager.as_ref().expect("the main worker has the search manager").elapsed_ms()
     }
 
     /// Main thread, every few thousand nodes: stop on the hard deadline or the node limit, and
@@ -90,25 +86,10 @@ impl Worker {
                 return;
             }
         }
-        self.apply_ponderhit(shared);
-        if let Some(plan) = self.time_plan {
-            let elapsed = self.elapsed_ms();
-            let deadline = self.stop_at.unwrap_or(plan.maximum);
-            if elapsed >= deadline {
-                shared.control.stop();
-            }
-        }
-    }
-
-    /// After a ponder hit: the clock starts at the hit and, for Early Ponder, the times come with it.
-    fn apply_ponderhit(&mut self, shared: &SharedState) {
-        let hit = shared.control.ponderhit.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(hit) = hit {
-            self.clock_start = hit.at;
-            let limits = hit.limits.unwrap_or_else(|| shared.limits.clone());
-            self.time_plan =
-                time::plan(&limits, self.pos.side_to_move(), self.pos.game_ply(), &shared.config.time);
-            self.stop_at = None;
+        let manager = self.manager.as_mut().expect("the main worker has the search manager");
+        manager.apply_ponderhit(shared, &self.pos);
+        if manager.out_of_time() {
+            shared.control.stop();
         }
     }
 
@@ -181,9 +162,10 @@ impl Worker {
             // few more iterations find (tests/search_mate.rs).
             let mate_proven =
                 best.abs() >= VALUE_MATE - MAX_PLY && 2 * (VALUE_MATE - best.abs()) + 4 <= depth;
-            let done_by_time = self.time_plan.is_some_and(|plan| {
-                let single = self.root_moves.len() == 1;
-                let elapsed = self.elapsed_ms();
+            let single = self.root_moves.len() == 1;
+            let manager = self.manager.as_mut().expect("the main worker has the search manager");
+            let done_by_time = manager.time_plan.is_some_and(|plan| {
+                let elapsed = manager.elapsed_ms();
                 single
                     || (elapsed >= plan.free
                         && elapsed * 100 >= plan.optimum * params::NewIterationPercent() as u64)
@@ -191,13 +173,13 @@ impl Worker {
             if mate_proven && shared.limits.depth.is_none() || done_by_time {
                 if shared.control.pondering.load(Ordering::SeqCst) {
                     stop_on_ponderhit = true;
-                } else if let (Some(plan), true) = (self.time_plan, done_by_time) {
+                } else if let (Some(plan), true) = (manager.time_plan, done_by_time) {
                     // Use the time already paid for on the server's clock, then stop.
-                    let at = plan.stop_time(self.elapsed_ms());
-                    if at <= self.elapsed_ms() {
+                    let at = plan.stop_time(manager.elapsed_ms());
+                    if at <= manager.elapsed_ms() {
                         shared.control.stop();
                     } else {
-                        self.stop_at = Some(at);
+                        manager.stop_at = Some(at);
                     }
                 } else if !shared.limits.infinite {
                     shared.control.stop();
@@ -268,17 +250,4 @@ fn skips_depth(id: usize, depth: i32) -> bool {
     const PHASE: [i32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
     let i = (id - 1) % SIZE.len();
     ((depth + PHASE[i]) / SIZE[i]) % 2 != 0
-}
-
-/// The root value a draw is worth for the side to move.
-pub fn draw_value(shared: &SharedState, root_color: crate::types::Color, stm: crate::types::Color) -> Value {
-    let v = match root_color {
-        crate::types::Color::Black => shared.config.draw_value_black,
-        crate::types::Color::White => shared.config.draw_value_white,
-    };
-    if stm == root_color {
-        v
-    } else {
-        -v
-    }
 }

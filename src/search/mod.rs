@@ -1,16 +1,18 @@
 //! The search: iterative deepening over a principal variation search with a shared lockless
 //! transposition table, run on Lazy SMP threads.
 //!
-//! Files: `limits.rs` (what `go` asks for), `time.rs` (deadlines), `thread.rs` (thread pool,
-//! shared state, per-thread data, best-thread vote), `iterate.rs` (root, iterative deepening,
-//! aspiration windows, reports), `alphabeta.rs` (search and quiescence search), `movepick.rs`
-//! (staged move ordering), `history.rs` (ordering statistics), `tt.rs` (transposition table),
-//! `params.rs` (every tunable), `report.rs` (the `Reporter` trait: the search never prints).
+//! Files: `limits.rs` (what `go` asks for), `time.rs` (deadlines), `manager.rs` (the main
+//! thread's clock and deadlines), `thread.rs` (thread pool, shared state, per-thread data,
+//! best-thread vote), `iterate.rs` (root, iterative deepening, aspiration windows, reports),
+//! `alphabeta.rs` (search and quiescence search), `movepick.rs` (staged move ordering),
+//! `history.rs` (ordering statistics), `tt.rs` (transposition table), `params.rs` (every
+//! tunable), `report.rs` (the `Reporter` trait: the search never prints).
 
 mod alphabeta;
 pub mod history;
 mod iterate;
 pub mod limits;
+pub mod manager;
 pub mod movepick;
 pub mod params;
 pub mod report;

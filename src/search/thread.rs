@@ -12,12 +12,13 @@
 //! vote and reports `bestmove`. Exactly one `bestmove` per `go`.
 
 use super::limits::Limits;
+use super::manager::SearchManager;
 use super::report::{BestMove, Reporter};
-use super::time::{TimeOptions, TimePlan};
+use super::time::TimeOptions;
 use super::tt::TranspositionTable;
 use crate::eval::Evaluator;
 use crate::position::{DeclarationRule, Position};
-use crate::types::{Move, Value, MAX_PLY};
+use crate::types::{Color, Move, Value, MAX_PLY};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -54,6 +55,23 @@ impl Default for SearchConfig {
             generate_all_moves: false,
             resign_value: 99999,
             time: TimeOptions::default(),
+        }
+    }
+}
+
+impl SearchConfig {
+    /// What a draw is worth to the side to move `stm` in a search whose root has `root` to move
+    /// (the draw values are the engine's own, from the root's view).
+    #[inline]
+    pub fn draw_value(&self, root: Color, stm: Color) -> Value {
+        let v = match root {
+            Color::Black => self.draw_value_black,
+            Color::White => self.draw_value_white,
+        };
+        if stm == root {
+            v
+        } else {
+            -v
         }
     }
 }
@@ -224,13 +242,9 @@ pub struct Worker {
     pub stack: Vec<Frame>,
     pub pv: PvTable,
     /// The colour to move at the root (draw values are from its view).
-    pub root_color: crate::types::Color,
-    /// Main thread only: the deadlines of this move (None: no time limit yet or at all).
-    pub time_plan: Option<TimePlan>,
-    /// Main thread only: the stop deadline in ms once decided (rounding up to a full second).
-    pub stop_at: Option<u64>,
-    /// Main thread only: when the clock started (the `go`, or the ponder hit).
-    pub clock_start: Instant,
+    pub root_color: Color,
+    /// The main worker's clock and deadlines; `None` for the helpers.
+    pub manager: Option<SearchManager>,
     /// Late-move reductions by [depth][move count], in 1/1024 plies (from `params`).
     pub lmr: Box<[[i32; 64]; 64]>,
 }
@@ -263,10 +277,8 @@ impl Worker {
             nmp_min_ply: 0,
             stack: vec![Frame::default(); MAX_PLY as usize + 8],
             pv: PvTable::default(),
-            root_color: crate::types::Color::Black,
-            time_plan: None,
-            stop_at: None,
-            clock_start: Instant::now(),
+            root_color: Color::Black,
+            manager: (id == 0).then(SearchManager::default),
             lmr: lmr_table(),
         }
     }
