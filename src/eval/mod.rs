@@ -34,11 +34,6 @@ impl Evaluator {
         }
     }
 
-    /// Whether an NNUE net is in use.
-    pub fn is_nnue(&self) -> bool {
-        self.nnue.is_some()
-    }
-
     /// Prepares for searching from `pos` (resets the incremental state).
     pub fn reset(&mut self, pos: &Position) {
         if let Some(n) = &mut self.nnue {

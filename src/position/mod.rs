@@ -220,15 +220,6 @@ impl Position {
             & self.by_color[c.index()]
     }
 
-    /// King, horses and dragons of colour `c`: everything that steps to all eight neighbours.
-    #[inline(always)]
-    pub fn king_steppers(&self, c: Color) -> Bitboard {
-        (self.by_type[PieceType::King.index()]
-            | self.by_type[PieceType::Horse.index()]
-            | self.by_type[PieceType::Dragon.index()])
-            & self.by_color[c.index()]
-    }
-
     #[inline(always)]
     pub fn king_square(&self, c: Color) -> Option<Square> {
         self.king_square[c.index()]
@@ -294,12 +285,6 @@ impl Position {
             (PieceType::Horse | PieceType::Dragon, Some(k)) => b | attacks::king(k),
             _ => b,
         }
-    }
-
-    /// The piece captured by the last move, if any.
-    #[inline(always)]
-    pub fn captured_piece(&self) -> Option<Piece> {
-        self.st().captured
     }
 
     /// The last move made (None at the root or after a null move).

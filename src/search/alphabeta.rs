@@ -104,7 +104,6 @@ impl Worker {
         None
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn search<const PV: bool, const ROOT: bool>(
         &mut self,
         mut alpha: Value,

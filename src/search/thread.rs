@@ -362,14 +362,8 @@ impl ThreadPool {
     /// Waits for the running search, if any, to report its `bestmove` and finish.
     pub fn wait(&mut self) {
         if let Some(h) = self.running.take() {
-            match h.join() {
-                Ok(workers) => self.workers = workers,
-                Err(_) => {
-                    // A panicking search thread is a bug; keep the engine alive with fresh workers.
-                    let n = self.workers.len().max(1);
-                    self.workers = (0..n).map(Worker::new).collect();
-                }
-            }
+            // (Release builds abort on a panic; elsewhere a search thread's panic goes on here.)
+            self.workers = h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         }
     }
 
@@ -420,8 +414,8 @@ impl ThreadPool {
         self.running = Some(handle);
     }
 
-    /// Runs a search to completion on the calling thread's behalf (bench, tests) and returns the
-    /// main worker's best move and total nodes.
+    /// Runs a search to completion (bench, tests, self-play): starts it and waits for its
+    /// `bestmove`, which goes to the reporter as usual. Returns the nodes of all threads.
     pub fn search_sync(
         &mut self,
         pos: &Position,

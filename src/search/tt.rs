@@ -38,7 +38,8 @@ impl Bound {
         }
     }
 
-    /// Whether a bound of this kind proves `value >= beta` style cut-offs in direction `lower`.
+    /// Whether this bound covers `other`: `Exact` covers both `Lower` (the value is at least the
+    /// stored one, a fail high) and `Upper` (at most, a fail low); `None` covers nothing.
     #[inline(always)]
     pub fn includes(self, other: Bound) -> bool {
         (self as u8) & (other as u8) != 0

@@ -10,8 +10,6 @@ pub type Depth = i32;
 /// The deepest ply the search reaches from the root.
 pub const MAX_PLY: i32 = 246;
 
-pub const VALUE_ZERO: Value = 0;
-pub const VALUE_DRAW: Value = 0;
 pub const VALUE_MATE: Value = 32000;
 pub const VALUE_INFINITE: Value = 32001;
 /// "No value": never a real score.

@@ -7,7 +7,7 @@
 //! stopped (`stop`, a new `go`, `usinewgame`, `quit`): then it reports what it had, `timeout` if
 //! nothing was proven.
 
-use super::output::{info_string, send};
+use super::output::send;
 use crate::mate::{MateLimits, MateResult, MateSolver};
 use crate::position::Position;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,15 +55,8 @@ impl MateRunner {
     /// Waits for the job to end and takes the solver back.
     fn wait(&mut self) {
         if let Some(j) = self.job.take() {
-            match j.handle.join() {
-                Ok(solver) => self.solver = Some(solver),
-                // The thread already answered nothing; the GUI gets a line and a fresh table.
-                Err(_) => {
-                    send("checkmate timeout");
-                    info_string("mate search failed; its table is discarded");
-                    self.solver = None;
-                }
-            }
+            // (Release builds abort on a panic; elsewhere the solver thread's panic goes on here.)
+            self.solver = Some(j.handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
         }
     }
 
