@@ -6,14 +6,12 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod attacks;
-pub mod bench;
 pub mod bitboard;
 pub mod eval;
 pub mod mate;
-pub mod perft;
 pub mod position;
 pub mod search;
-pub mod tune;
+pub mod tools;
 pub mod types;
 pub mod usi;
 pub mod zobrist;

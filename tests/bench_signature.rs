@@ -7,7 +7,7 @@ const EXPECTED_NODES: u64 = 1_600_398;
 
 #[test]
 fn bench_is_deterministic_and_matches_the_signature() {
-    let first = hayate::bench::run(hayate::bench::DEFAULT_DEPTH, |_, _, _| {});
+    let first = hayate::tools::bench::run(hayate::tools::bench::DEFAULT_DEPTH, |_, _, _| {});
     assert_eq!(
         first.nodes,
         EXPECTED_NODES,
@@ -16,7 +16,8 @@ fn bench_is_deterministic_and_matches_the_signature() {
     );
     // A second run in the same process (warm tables, reused threads) gives the same count.
     let mut per_position = Vec::new();
-    let again = hayate::bench::run(hayate::bench::DEFAULT_DEPTH, |_, _, n| per_position.push(n));
+    let again =
+        hayate::tools::bench::run(hayate::tools::bench::DEFAULT_DEPTH, |_, _, n| per_position.push(n));
     assert_eq!(again.nodes, first.nodes);
-    assert_eq!(per_position.len(), hayate::bench::positions().len());
+    assert_eq!(per_position.len(), hayate::tools::bench::positions().len());
 }

@@ -2,8 +2,8 @@
 //! `tests/data/` (copied from the shared reference data). Rows up to `FAST_LIMIT` leaves run in
 //! `make test`; the rest are `#[ignore]`d and run by `make perft-full`.
 
-use hayate::perft::{divide, perft, perft_stats, PerftStats};
 use hayate::position::{MoveList, PieceLimits, Position};
+use hayate::tools::perft::{divide, perft, perft_stats, PerftStats};
 use hayate::types::Move;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;

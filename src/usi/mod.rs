@@ -21,7 +21,6 @@ use options::Options;
 use output::{info_string, send, UsiReporter};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 pub const ENGINE_NAME: &str = concat!("Hayate ", env!("CARGO_PKG_VERSION"));
 pub const ENGINE_AUTHOR: &str = "the Hayate developers";
@@ -305,18 +304,8 @@ impl Engine {
     }
 
     fn perft(&mut self, depth: u32) {
-        let start = Instant::now();
         let mut pos = self.pos.clone();
-        let mut total = 0;
-        for (m, n) in crate::perft::divide(&mut pos, depth.max(1), true) {
-            send(&format!("{m}: {n}"));
-            total += n;
-        }
-        let elapsed = start.elapsed().max(Duration::from_micros(1));
-        send("");
-        send(&format!("Nodes searched: {total}"));
-        send(&format!("Time: {} ms", elapsed.as_millis()));
-        send(&format!("Nodes/second: {}", (total as f64 / elapsed.as_secs_f64()) as u64));
+        crate::tools::perft::report_divide(&mut pos, depth, true, &mut |line| send(line));
     }
 
     fn display(&self) {
@@ -332,13 +321,8 @@ impl Engine {
     fn bench(&mut self, rest: &[&str]) {
         self.pool.stop_and_wait();
         self.mate.stop_and_wait();
-        let depth = rest.first().and_then(|d| d.parse().ok()).unwrap_or(crate::bench::DEFAULT_DEPTH);
-        let result = crate::bench::run(depth, |i, _sfen, nodes| {
-            send(&format!("info string position {} nodes {nodes}", i + 1))
-        });
-        let secs = result.elapsed.as_secs_f64().max(1e-6);
-        send(&format!("Nodes searched: {}", result.nodes));
-        send(&format!("Nodes/second: {}", (result.nodes as f64 / secs) as u64));
+        let depth = rest.first().and_then(|d| d.parse().ok()).unwrap_or(crate::tools::bench::DEFAULT_DEPTH);
+        crate::tools::bench::report(depth, &mut |line| send(line));
     }
 }
 

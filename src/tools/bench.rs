@@ -1,6 +1,7 @@
 //! The bench signature: a fixed list of middle-game positions searched to a fixed depth with one
 //! thread and a 16 MB table. The node total identifies the search's behaviour: any change to
-//! search or evaluation changes it, non-functional changes keep it.
+//! search or evaluation changes it, non-functional changes keep it. `hayate bench` and the USI
+//! `bench` command print [`report`].
 
 use crate::position::Position;
 use crate::search::{Limits, SearchConfig, SilentReporter, ThreadPool, TranspositionTable};
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The positions: `tests/data/bench.sfen` (comment lines start with `#`).
-pub const POSITIONS: &str = include_str!("../tests/data/bench.sfen");
+pub const POSITIONS: &str = include_str!("../../tests/data/bench.sfen");
 
 /// The depth `hayate bench` uses by default.
 pub const DEFAULT_DEPTH: i32 = 10;
@@ -43,4 +44,18 @@ pub fn run(depth: i32, mut progress: impl FnMut(usize, &str, u64)) -> BenchResul
         total += nodes;
     }
     BenchResult { nodes: total, elapsed: start.elapsed() }
+}
+
+/// Runs the bench and reports each position, then the total time, nodes and speed.
+pub fn report(depth: i32, out: &mut dyn FnMut(&str)) -> BenchResult {
+    let count = positions().len();
+    let result = run(depth, |i, sfen, nodes| {
+        out(&format!("Position {:>2}/{count}: {nodes:>10} nodes  {sfen}", i + 1));
+    });
+    let secs = result.elapsed.as_secs_f64().max(1e-6);
+    out("===========================");
+    out(&format!("Total time (ms) : {}", result.elapsed.as_millis()));
+    out(&format!("Nodes searched  : {}", result.nodes));
+    out(&format!("Nodes/second    : {}", (result.nodes as f64 / secs) as u64));
+    result
 }
