@@ -21,6 +21,8 @@
 //!   [`LONG_NODES`] each: composed problems of 31 to 1525 plies that take minutes, not seconds;
 //!   those in [`LONG_SOLVED`] must be mated, the others may time out.
 
+mod common;
+
 use hayate::mate::{MateLimits, MateResult, MateSolver};
 use hayate::position::{MoveList, Position};
 use hayate::types::Move;
@@ -39,11 +41,6 @@ const QUIET_NODES: u64 = 1_000_000;
 const TABLE_MB: usize = 64;
 const LONG_TABLE_MB: usize = 512;
 
-fn data(name: &str) -> String {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 struct Row {
     name: String,
     sfen: String,
@@ -53,19 +50,14 @@ struct Row {
 }
 
 fn rows(file: &str) -> Vec<Row> {
-    data(file)
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            Row {
-                name: f[0].to_string(),
-                sfen: f[1].to_string(),
-                plies: f[2].parse().unwrap(),
-                first: f.get(3).map(|s| s.split(',').map(str::to_string).collect()).unwrap_or_default(),
-                source: f.last().unwrap().to_string(),
-            }
+    common::tsv_rows(file)
+        .into_iter()
+        .map(|f| Row {
+            name: f[0].clone(),
+            sfen: f[1].clone(),
+            plies: f[2].parse().unwrap(),
+            first: f.get(3).map(|s| s.split(',').map(str::to_string).collect()).unwrap_or_default(),
+            source: f.last().unwrap().clone(),
         })
         .collect()
 }

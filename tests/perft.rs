@@ -3,27 +3,14 @@
 //! `make test`; the rest are `#[ignore]`d and run by `make perft-full`.
 
 use hayate::position::{MoveList, PieceLimits, Position};
+mod common;
+
 use hayate::tools::perft::{divide, perft, perft_stats, PerftStats};
 use hayate::types::Move;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 const FAST_LIMIT: u64 = 50_000_000;
-
-fn data(name: &str) -> String {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Data rows of a TSV file: comment lines and the header skipped.
-fn rows(name: &str) -> Vec<Vec<String>> {
-    data(name)
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .skip(1)
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect()
-}
 
 struct Row {
     name: String,
@@ -33,7 +20,7 @@ struct Row {
 }
 
 fn perft_rows() -> Vec<Row> {
-    rows("perft.tsv")
+    common::tsv_rows("perft.tsv")
         .into_iter()
         .map(|r| Row {
             name: r[0].clone(),
@@ -127,7 +114,7 @@ fn perft_rows_above_50m_nodes() {
 }
 
 fn check_details(limit: u64) {
-    let rows: Vec<Vec<String>> = rows("perft_details.tsv")
+    let rows: Vec<Vec<String>> = common::tsv_rows("perft_details.tsv")
         .into_iter()
         .filter(|r| {
             let nodes: u64 = r[3].parse().unwrap();
@@ -169,7 +156,7 @@ fn perft_details_deep() {
 
 #[test]
 fn perft_divide_start_position() {
-    let rows = rows("perft_divide.tsv");
+    let rows = common::tsv_rows("perft_divide.tsv");
     let mut pos = Position::from_sfen(&rows[0][0]).unwrap();
     for (depth, column) in [(4u32, 2usize), (5, 3)] {
         let got = divide(&mut pos, depth, true);

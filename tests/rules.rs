@@ -1,6 +1,8 @@
 //! Every row of `tests/data/rules.tsv` (repetition, perpetual check, declaration under each rule,
 //! the move limit, pawn-drop mate, no legal move) gives the expected verdict.
 
+mod common;
+
 use hayate::position::{Declaration, DeclarationRule, MoveList, Position, Repetition};
 use hayate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
 use hayate::types::{Move, Score};
@@ -14,19 +16,13 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let text =
-        std::fs::read_to_string(format!("{}/tests/data/rules.tsv", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    text.lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            Row {
-                name: f[0].to_string(),
-                sfen: f[1].to_string(),
-                moves: f[2].split_whitespace().map(|m| Move::from_usi(m).unwrap()).collect(),
-                expected: f[4].to_string(),
-            }
+    common::tsv_rows("rules.tsv")
+        .into_iter()
+        .map(|f| Row {
+            name: f[0].clone(),
+            sfen: f[1].clone(),
+            moves: f[2].split_whitespace().map(|m| Move::from_usi(m).unwrap()).collect(),
+            expected: f[4].clone(),
         })
         .collect()
 }

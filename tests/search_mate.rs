@@ -2,6 +2,8 @@
 //! row with at most 9 plies (the composed `TSUME_` rows excluded) gets `score mate N` with N the
 //! row's length, within a node budget.
 
+mod common;
+
 use hayate::position::Position;
 use hayate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
 use hayate::types::Score;
@@ -29,14 +31,11 @@ impl Reporter for LastInfo {
 
 #[test]
 fn search_finds_every_short_mate() {
-    let text =
-        std::fs::read_to_string(format!("{}/tests/data/mate.tsv", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let mut pool = ThreadPool::new(1);
     let mut failures = Vec::new();
     let mut checked = 0;
-    for line in text.lines().skip(1) {
-        let f: Vec<&str> = line.split('\t').collect();
-        let (name, sfen, plies, source) = (f[0], f[1], f[2].parse::<i32>().unwrap(), f[4]);
+    for f in common::tsv_rows("mate.tsv") {
+        let (name, sfen, plies, source) = (f[0].as_str(), f[1].as_str(), f[2].parse::<i32>().unwrap(), &f[4]);
         if name.starts_with("TSUME_") || plies > 9 {
             continue;
         }

@@ -1,0 +1,13 @@
+//! What the integration tests share: reading the reference data in `tests/data/`.
+
+/// The data rows of `tests/data/<name>`, a TSV file: `#` comment lines and blank lines skipped,
+/// then the header line; each row split at its tabs.
+pub fn tsv_rows(name: &str) -> Vec<Vec<String>> {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .skip(1)
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
