@@ -54,7 +54,7 @@ macro_rules! params {
             $(Param { name: stringify!($name), default: $default, min: $min, max: $max },)*
         ];
 
-        /// Sets a tunable by name (`tune` builds); false if unknown or out of range.
+        /// Sets a tunable by its exact name (`tune` builds); false if unknown or out of range.
         #[cfg(feature = "tune")]
         pub fn set(name: &str, value: i32) -> bool {
             use std::sync::atomic::Ordering;
@@ -135,7 +135,7 @@ params! {
     /// Singular extensions: the margin below the table's value, per 16 plies of depth.
     SingularMargin = 32, 4, 64;
     /// Singular extensions: a move this far below the singular beta is extended twice...
-    DoubleExtensionMargin = 300, 0, 300;
+    DoubleExtensionMargin = 300, 0, 1000;
     /// ... while the path has made at most this many double extensions.
     DoubleExtensionLimit = 2, 0, 20;
 }

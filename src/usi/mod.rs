@@ -226,8 +226,9 @@ impl Engine {
             info_string("setoption: missing option name");
             return;
         }
+        // Parameter names are case-insensitive, like option names.
         #[cfg(feature = "tune")]
-        if let Some(p) = crate::search::params::ALL.iter().find(|p| p.name == name) {
+        if let Some(p) = crate::search::params::ALL.iter().find(|p| p.name.eq_ignore_ascii_case(&name)) {
             match value.parse::<i32>() {
                 Ok(v) if crate::search::params::set(p.name, v) => {}
                 _ => info_string(&format!("setoption: bad value '{value}' for {name}")),
@@ -410,5 +411,25 @@ pub fn run(options: Options, config_problem: Option<String>) {
         if !engine.handle(&line) {
             break;
         }
+    }
+}
+
+#[cfg(all(test, feature = "tune"))]
+mod tests {
+    use super::*;
+
+    /// A `tune` build sets a search parameter whatever the case of its name, and up to the top of
+    /// its range.
+    #[test]
+    fn tune_parameters_are_set_case_insensitively() {
+        use crate::search::params;
+        let mut engine = Engine::new(Options::default(), None);
+        let p = params::ALL.iter().find(|p| p.name == "DoubleExtensionMargin").unwrap();
+        assert!(p.max > p.default, "a tuner must be able to raise it");
+        engine.handle(&format!("setoption name doubleextensionmargin value {}", p.max));
+        assert_eq!(params::DoubleExtensionMargin(), p.max);
+        assert_eq!(engine.options.int("DoubleExtensionMargin"), p.max as i64);
+        engine.handle(&format!("setoption name DOUBLEEXTENSIONMARGIN value {}", p.default));
+        assert_eq!(params::DoubleExtensionMargin(), p.default);
     }
 }
