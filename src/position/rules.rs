@@ -42,6 +42,18 @@ impl DeclarationRule {
     pub const NAMES: [&'static str; 6] =
         ["NoEnteringKing", "CSARule24", "CSARule24H", "CSARule27", "CSARule27H", "TryRule"];
 
+    /// The rule's name, as in [`DeclarationRule::NAMES`] (the values of the USI option).
+    pub fn name(self) -> &'static str {
+        match self {
+            DeclarationRule::NoEnteringKing => "NoEnteringKing",
+            DeclarationRule::CSARule24 => "CSARule24",
+            DeclarationRule::CSARule24H => "CSARule24H",
+            DeclarationRule::CSARule27 => "CSARule27",
+            DeclarationRule::CSARule27H => "CSARule27H",
+            DeclarationRule::TryRule => "TryRule",
+        }
+    }
+
     pub fn from_name(s: &str) -> Option<DeclarationRule> {
         Some(match s {
             "NoEnteringKing" => DeclarationRule::NoEnteringKing,

@@ -350,3 +350,10 @@ fn usi_args_bad_input() {
     assert!(usi_args("startpos 7g7f").is_err());
     assert!(usi_args("sfen").is_err());
 }
+
+#[test]
+fn declaration_rule_names_round_trip() {
+    for name in DeclarationRule::NAMES {
+        assert_eq!(DeclarationRule::from_name(name).map(DeclarationRule::name), Some(name));
+    }
+}

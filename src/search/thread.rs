@@ -27,8 +27,9 @@ use std::time::Instant;
 /// Stack size of search threads (deep recursion with move lists on the stack).
 const STACK_SIZE: usize = 64 * 1024 * 1024;
 
-/// Search settings taken from the USI options when a search starts.
-#[derive(Clone, Debug)]
+/// Search settings taken from the USI options when a search starts. The defaults here are the
+/// options' defaults (the option declarations take them from here).
+#[derive(Clone, Debug, PartialEq)]
 pub struct SearchConfig {
     pub multi_pv: usize,
     /// The value of a draw for the engine when it plays black / white (from its own view).
@@ -39,8 +40,8 @@ pub struct SearchConfig {
     pub entering_king_rule: DeclarationRule,
     /// Generate unnecessary non-promotions too.
     pub generate_all_moves: bool,
-    /// Resign when the best score is below `-resign_value` (no resignation at 99999 or more).
-    pub resign_value: Value,
+    /// Resign when the best score is below minus this; `None`: never.
+    pub resign_value: Option<Value>,
     pub time: TimeOptions,
 }
 
@@ -53,7 +54,7 @@ impl Default for SearchConfig {
             max_moves_to_draw: 0,
             entering_king_rule: DeclarationRule::CSARule27,
             generate_all_moves: false,
-            resign_value: 99999,
+            resign_value: None,
             time: TimeOptions::default(),
         }
     }
@@ -484,7 +485,7 @@ fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
     }
     let rm = &best.root_moves[0];
     let ponder = rm.pv.get(1).copied().or_else(|| best.ponder_from_tt(shared, rm.mv));
-    if rm.score < -shared.config.resign_value && shared.config.resign_value < 99999 {
+    if shared.config.resign_value.is_some_and(|r| rm.score < -r) {
         return BestMove::Resign;
     }
     BestMove::Move { best: rm.mv, ponder }

@@ -21,7 +21,7 @@
 use super::limits::Limits;
 use crate::types::Color;
 
-/// The time-related USI options.
+/// The time-related USI options (the defaults are the options' defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeOptions {
     pub network_delay: u64,

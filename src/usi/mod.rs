@@ -12,9 +12,8 @@ pub mod output;
 
 use crate::eval::nnue::{Network, NnueError};
 use crate::eval::Evaluator;
-use crate::position::{DeclarationRule, MoveList, Position};
-use crate::search::time::TimeOptions;
-use crate::search::{Limits, SearchConfig, ThreadPool, TranspositionTable};
+use crate::position::{MoveList, Position};
+use crate::search::{Limits, ThreadPool, TranspositionTable};
 use go::{parse_go, GoCommand};
 use mate_cmd::{MateRequest, MateRunner};
 use options::Options;
@@ -112,27 +111,6 @@ impl Engine {
         e.set_network(self.net.as_ref(), self.fv_scale());
         e.reset(&self.pos);
         e
-    }
-
-    fn search_config(&self) -> SearchConfig {
-        let o = &self.options;
-        SearchConfig {
-            multi_pv: o.int(options::MULTI_PV) as usize,
-            draw_value_black: o.int(options::DRAW_VALUE_BLACK) as i32,
-            draw_value_white: o.int(options::DRAW_VALUE_WHITE) as i32,
-            max_moves_to_draw: o.int(options::MAX_MOVES_TO_DRAW) as u32,
-            entering_king_rule: DeclarationRule::from_name(o.text(options::ENTERING_KING_RULE))
-                .unwrap_or(DeclarationRule::CSARule27),
-            generate_all_moves: o.bool(options::GENERATE_ALL_LEGAL_MOVES),
-            resign_value: o.int(options::RESIGN_VALUE) as i32,
-            time: TimeOptions {
-                network_delay: o.int(options::NETWORK_DELAY) as u64,
-                network_delay2: o.int(options::NETWORK_DELAY2) as u64,
-                minimum_thinking_time: o.int(options::MINIMUM_THINKING_TIME) as u64,
-                slow_mover: o.int(options::SLOW_MOVER) as u64,
-                round_up_to_full_second: o.bool(options::ROUND_UP_TO_FULL_SECOND),
-            },
-        }
     }
 
     /// Makes the table and threads match the options (on `isready`, when no search runs).
@@ -283,7 +261,7 @@ impl Engine {
                 self.apply_resources();
                 self.pool.set_network(self.net.as_ref(), self.fv_scale());
                 let reporter = Arc::new(UsiReporter { ponder: self.options.bool(options::USI_PONDER) });
-                let config = self.search_config();
+                let config = self.options.search_config();
                 self.pool.start(&self.pos, limits, config, Arc::clone(&self.tt), reporter);
             }
         }

@@ -4,8 +4,15 @@
 //! `engine-options.toml` must list exactly the declared options (a test checks it); the engine
 //! reads it at start-up from `--config PATH`, else next to the binary, else from the working
 //! directory, and falls back to the built-in defaults below when there is none.
+//!
+//! One source of defaults: the options that configure a search take their defaults from
+//! `SearchConfig::default()` (and its `TimeOptions`), FV_SCALE from the NNUE module; the others
+//! are declared here. A test checks that the default options give the default `SearchConfig`.
 
+use crate::eval::nnue::DEFAULT_FV_SCALE;
 use crate::position::DeclarationRule;
+use crate::search::time::TimeOptions;
+use crate::search::SearchConfig;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -66,31 +73,37 @@ pub const FV_SCALE: &str = "FV_SCALE";
 pub const MATE_HASH: &str = "MateHash";
 pub const MATE_NODES: &str = "MateNodes";
 
+/// `ResignValue` at this value (its maximum) means: never resign. GUIs and users know the number.
+pub const RESIGN_NEVER: i64 = 99999;
+
 /// Every option the engine declares, in the order `usi` lists them.
 pub fn declarations() -> Vec<Decl> {
     let spin = |name, default, min, max| Decl { name, kind: Kind::Spin { default, min, max } };
+    let check = |name, default| Decl { name, kind: Kind::Check(default) };
+    let search = SearchConfig::default();
+    let time = search.time;
     let decls = vec![
         spin(USI_HASH, 256, 1, 65536),
-        Decl { name: USI_PONDER, kind: Kind::Check(false) },
+        check(USI_PONDER, false),
         spin(THREADS, 1, 1, 512),
-        spin(MULTI_PV, 1, 1, 800),
-        spin(NETWORK_DELAY, 120, 0, 10000),
-        spin(NETWORK_DELAY2, 1120, 0, 10000),
-        spin(MINIMUM_THINKING_TIME, 2000, 0, 100000),
-        spin(SLOW_MOVER, 100, 1, 1000),
-        Decl { name: ROUND_UP_TO_FULL_SECOND, kind: Kind::Check(false) },
-        spin(MAX_MOVES_TO_DRAW, 0, 0, 100000),
+        spin(MULTI_PV, search.multi_pv as i64, 1, 800),
+        spin(NETWORK_DELAY, time.network_delay as i64, 0, 10000),
+        spin(NETWORK_DELAY2, time.network_delay2 as i64, 0, 10000),
+        spin(MINIMUM_THINKING_TIME, time.minimum_thinking_time as i64, 0, 100000),
+        spin(SLOW_MOVER, time.slow_mover as i64, 1, 1000),
+        check(ROUND_UP_TO_FULL_SECOND, time.round_up_to_full_second),
+        spin(MAX_MOVES_TO_DRAW, search.max_moves_to_draw as i64, 0, 100000),
         Decl {
             name: ENTERING_KING_RULE,
-            kind: Kind::Combo { default: "CSARule27", vars: &DeclarationRule::NAMES },
+            kind: Kind::Combo { default: search.entering_king_rule.name(), vars: &DeclarationRule::NAMES },
         },
-        spin(RESIGN_VALUE, 99999, 0, 99999),
-        spin(DRAW_VALUE_BLACK, -2, -30000, 30000),
-        spin(DRAW_VALUE_WHITE, -2, -30000, 30000),
-        Decl { name: GENERATE_ALL_LEGAL_MOVES, kind: Kind::Check(false) },
+        spin(RESIGN_VALUE, search.resign_value.map_or(RESIGN_NEVER, i64::from), 0, RESIGN_NEVER),
+        spin(DRAW_VALUE_BLACK, search.draw_value_black as i64, -30000, 30000),
+        spin(DRAW_VALUE_WHITE, search.draw_value_white as i64, -30000, 30000),
+        check(GENERATE_ALL_LEGAL_MOVES, search.generate_all_moves),
         Decl { name: EVAL_DIR, kind: Kind::Str("eval") },
         Decl { name: EVAL_FILE, kind: Kind::Filename("") },
-        spin(FV_SCALE, 16, 1, 128),
+        spin(FV_SCALE, DEFAULT_FV_SCALE as i64, 1, 128),
         spin(MATE_HASH, 256, 1, 65536),
         spin(MATE_NODES, 0, 0, 2_147_483_647),
     ];
@@ -207,6 +220,29 @@ impl Options {
         match self.value(name) {
             Value::Text(s) => s,
             v => panic!("option {name} is not text: {v:?}"),
+        }
+    }
+
+    /// The search settings the options give.
+    pub fn search_config(&self) -> SearchConfig {
+        let resign = self.int(RESIGN_VALUE);
+        SearchConfig {
+            multi_pv: self.int(MULTI_PV) as usize,
+            draw_value_black: self.int(DRAW_VALUE_BLACK) as i32,
+            draw_value_white: self.int(DRAW_VALUE_WHITE) as i32,
+            max_moves_to_draw: self.int(MAX_MOVES_TO_DRAW) as u32,
+            // The value was checked against the rule names when it was set.
+            entering_king_rule: DeclarationRule::from_name(self.text(ENTERING_KING_RULE))
+                .unwrap_or(DeclarationRule::CSARule27),
+            generate_all_moves: self.bool(GENERATE_ALL_LEGAL_MOVES),
+            resign_value: (resign < RESIGN_NEVER).then_some(resign as i32),
+            time: TimeOptions {
+                network_delay: self.int(NETWORK_DELAY) as u64,
+                network_delay2: self.int(NETWORK_DELAY2) as u64,
+                minimum_thinking_time: self.int(MINIMUM_THINKING_TIME) as u64,
+                slow_mover: self.int(SLOW_MOVER) as u64,
+                round_up_to_full_second: self.bool(ROUND_UP_TO_FULL_SECOND),
+            },
         }
     }
 
@@ -331,6 +367,52 @@ mod tests {
                 format!("option name {} type spin default {} min {} max {}", p.name, p.default, p.min, p.max);
             assert!(lines.contains(&want), "missing: {want}");
         }
+    }
+
+    /// The default options give the default search settings, and each search option reaches its
+    /// field.
+    #[test]
+    fn defaults_agree_with_the_search_config() {
+        let mut o = Options::default();
+        assert_eq!(o.search_config(), SearchConfig::default());
+        for (name, value) in [
+            (MULTI_PV, "3"),
+            (NETWORK_DELAY, "11"),
+            (NETWORK_DELAY2, "12"),
+            (MINIMUM_THINKING_TIME, "13"),
+            (SLOW_MOVER, "14"),
+            (ROUND_UP_TO_FULL_SECOND, "true"),
+            (MAX_MOVES_TO_DRAW, "256"),
+            (ENTERING_KING_RULE, "TryRule"),
+            (RESIGN_VALUE, "3000"),
+            (DRAW_VALUE_BLACK, "-50"),
+            (DRAW_VALUE_WHITE, "50"),
+            (GENERATE_ALL_LEGAL_MOVES, "true"),
+        ] {
+            o.set(name, value).unwrap();
+        }
+        let time = TimeOptions {
+            network_delay: 11,
+            network_delay2: 12,
+            minimum_thinking_time: 13,
+            slow_mover: 14,
+            round_up_to_full_second: true,
+        };
+        let want = SearchConfig {
+            multi_pv: 3,
+            draw_value_black: -50,
+            draw_value_white: 50,
+            max_moves_to_draw: 256,
+            entering_king_rule: DeclarationRule::TryRule,
+            generate_all_moves: true,
+            resign_value: Some(3000),
+            time,
+        };
+        assert_eq!(o.search_config(), want);
+        o.set(RESIGN_VALUE, "99999").unwrap();
+        assert_eq!(o.search_config().resign_value, None, "99999: never resign");
+        o.set(RESIGN_VALUE, "0").unwrap();
+        assert_eq!(o.search_config().resign_value, Some(0));
     }
 
     #[test]
