@@ -1,12 +1,28 @@
 //! Hayate: a USI shogi engine.
 //!
-//! Layers, each depending only on those below it:
-//! `usi` -> `search` -> `eval` / `position` -> `attacks` / `bitboard` -> `types`.
+//! Layers, top to bottom; a module uses only the layers below its own:
+//!
+//! ```text
+//! front ends   usi (the USI protocol on stdin/stdout), main.rs (the command line)
+//! tools        tools: perft, bench, tune (run from the command line and from USI)
+//! session      engine: position, options, table, threads, NNUE net, go mate
+//! solvers      search (alpha-beta, Lazy SMP), mate (df-pn mate solver)
+//! evaluation   eval
+//! rules        position
+//! tables       attacks, zobrist
+//!              bitboard
+//!              types
+//! ```
+//!
+//! Only front ends print to stdout. The engine and everything below it report through values,
+//! the search's `Reporter` and the mate runner's `MateReporter`; tools hand their report lines to
+//! the caller. A second front end (a CSA client) drives the same `engine::Engine`.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod attacks;
 pub mod bitboard;
+pub mod engine;
 pub mod eval;
 pub mod mate;
 pub mod position;

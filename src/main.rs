@@ -1,6 +1,6 @@
 //! The `hayate` binary: USI on stdin/stdout by default; `perft`, `bench` and `tune` subcommands
 //! for the command line. This file only reads the command line: the work is in `hayate::tools`
-//! and `hayate::usi`.
+//! and `hayate::usi` (over `hayate::engine`).
 
 use clap::{Parser, Subcommand};
 use hayate::tools;
@@ -139,7 +139,7 @@ fn main() {
             };
             tools::tune::commands::fit(&data, &out, &config, &mut print)
         }
-        None => hayate::usi::load_options(cli.config.as_deref())
+        None => hayate::engine::options::load_options(cli.config.as_deref())
             .map(|(options, problem)| hayate::usi::run(options, problem)),
     };
     if let Err(e) = result {

@@ -1,7 +1,7 @@
 //! `engine-options.toml` lists exactly the options the engine declares, each with a valid value,
 //! and the engine reads it.
 
-use hayate::usi::options::Options;
+use hayate::engine::options::{load_options, Options};
 use std::collections::BTreeSet;
 
 #[test]
@@ -38,14 +38,14 @@ fn a_bad_file_is_refused_with_its_line() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.toml");
     std::fs::write(&path, "Threads = 2\nMultiPV = 0\n").unwrap();
-    let err = hayate::usi::load_options(Some(&path)).unwrap_err();
+    let err = load_options(Some(&path)).unwrap_err();
     assert!(err.contains("line 2") && err.contains("MultiPV"), "{err}");
     let out =
         std::process::Command::new(env!("CARGO_BIN_EXE_hayate")).arg("--config").arg(&path).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"));
     std::fs::write(&path, "Threads = 3\n").unwrap();
-    let (opts, problem) = hayate::usi::load_options(Some(&path)).unwrap();
+    let (opts, problem) = load_options(Some(&path)).unwrap();
     assert!(problem.is_none());
     assert_eq!(opts.int("Threads"), 3);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -2,7 +2,7 @@
 //! `go mate` or `go perft`. Tokens come in any subset and order; numbers may be fractional;
 //! unknown tokens are reported and skipped.
 
-use super::mate_cmd::MateRequest;
+use crate::engine::mate::MateRequest;
 use crate::position::Position;
 use crate::search::Limits;
 use crate::types::{Color, Move};

@@ -1,130 +1,33 @@
-//! The USI front end: reads commands, keeps the engine state (position, options, table, thread
-//! pool) and answers on stdout. The only layer that prints.
+//! The USI front end: reads commands, turns them into calls on the engine session
+//! (`crate::engine`) and answers on stdout. The session holds the state (position, options,
+//! table, threads, net); this layer parses lines and formats what comes back.
 //!
 //! A reader thread owns stdin and passes lines over a channel, so that stdin stays live whatever
 //! the main loop is doing; the main loop handles them in order and never blocks on a search
-//! (searches run in the thread pool). Commands: see `handle`.
+//! (searches run in the thread pool). Commands: see `UsiSession::handle`.
 
 pub mod go;
-pub mod mate_cmd;
-pub mod options;
 pub mod output;
 
-use crate::eval::nnue::{Network, NnueError};
-use crate::eval::Evaluator;
-use crate::position::{MoveList, Position};
-use crate::search::{Limits, ThreadPool, TranspositionTable};
+use crate::engine::options::Options;
+use crate::engine::{Engine, ENGINE_AUTHOR, ENGINE_NAME};
+use crate::position::Position;
+use crate::search::Limits;
+use crate::tools;
 use go::{parse_go, GoCommand};
-use mate_cmd::{MateRequest, MateRunner};
-use options::Options;
-use output::{info_string, send, UsiReporter};
-use std::path::{Path, PathBuf};
+use output::{info_string, option_lines, send, UsiMateReporter, UsiReporter};
 use std::sync::Arc;
 
-pub const ENGINE_NAME: &str = concat!("Hayate ", env!("CARGO_PKG_VERSION"));
-pub const ENGINE_AUTHOR: &str = "the Hayate developers";
-
-/// The engine's state between commands.
-pub struct Engine {
-    pos: Position,
-    options: Options,
-    pool: ThreadPool,
-    tt: Arc<TranspositionTable>,
+/// The USI protocol over an engine session.
+pub struct UsiSession {
+    engine: Engine,
     /// A problem with the defaults file, reported with the `usi` answer.
     config_problem: Option<String>,
-    /// The NNUE net in use, if one is loaded.
-    net: Option<Arc<Network>>,
-    /// The file the last load attempt read (reloaded only when the options name another).
-    net_source: Option<PathBuf>,
-    /// `go mate`'s solver.
-    mate: MateRunner,
 }
 
-impl Engine {
-    pub fn new(options: Options, config_problem: Option<String>) -> Engine {
-        Engine {
-            pos: Position::startpos(),
-            pool: ThreadPool::new(1),
-            tt: Arc::new(TranspositionTable::new(1)),
-            options,
-            config_problem,
-            net: None,
-            net_source: None,
-            mate: MateRunner::default(),
-        }
-    }
-
-    /// Where the options say the NNUE file is: `EvalFile` when set, else `EvalDir/nn.bin`;
-    /// relative paths are tried from the working directory, then from the binary's folder.
-    fn eval_path(&self) -> PathBuf {
-        let file = self.options.text(options::EVAL_FILE);
-        let path = if file.is_empty() {
-            Path::new(self.options.text(options::EVAL_DIR)).join("nn.bin")
-        } else {
-            PathBuf::from(file)
-        };
-        if path.is_relative() && !path.exists() {
-            if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
-                let beside = dir.join(&path);
-                if beside.exists() {
-                    return beside;
-                }
-            }
-        }
-        path
-    }
-
-    /// Loads the NNUE net named by the options (on `isready`); without one, or when it cannot be
-    /// used, the embedded evaluation plays, and the GUI is told why.
-    fn load_eval(&mut self) {
-        let path = self.eval_path();
-        if self.net_source.as_ref() != Some(&path) {
-            self.net_source = Some(path.clone());
-            self.net = match Network::load(&path) {
-                Ok(net) => {
-                    info_string(&format!("NNUE loaded from {}", path.display()));
-                    Some(Arc::new(net))
-                }
-                Err(NnueError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                    info_string(&format!(
-                        "no NNUE file at {}: using the embedded evaluation",
-                        path.display()
-                    ));
-                    None
-                }
-                Err(e) => {
-                    info_string(&format!("{}: {e}; using the embedded evaluation", path.display()));
-                    None
-                }
-            };
-        }
-        self.pool.set_network(self.net.as_ref(), self.fv_scale());
-    }
-
-    fn fv_scale(&self) -> i32 {
-        self.options.int(options::FV_SCALE) as i32
-    }
-
-    /// An evaluator for the current position, as the search would use it.
-    fn evaluator(&self) -> Evaluator {
-        let mut e = Evaluator::default();
-        e.set_network(self.net.as_ref(), self.fv_scale());
-        e.reset(&self.pos);
-        e
-    }
-
-    /// Makes the table and threads match the options (on `isready`, when no search runs).
-    fn apply_resources(&mut self) {
-        let mb = self.options.int(options::USI_HASH) as usize;
-        if self.tt.size_mb() != mb {
-            // Free the old table before allocating the new one.
-            self.tt = Arc::new(TranspositionTable::new(1));
-            self.tt = Arc::new(TranspositionTable::new(mb));
-        }
-        let threads = self.options.int(options::THREADS) as usize;
-        if self.pool.threads() != threads {
-            self.pool.set_threads(threads);
-        }
+impl UsiSession {
+    pub fn new(engine: Engine, config_problem: Option<String>) -> UsiSession {
+        UsiSession { engine, config_problem }
     }
 
     /// Handles one command line; returns false on `quit`.
@@ -134,42 +37,26 @@ impl Engine {
             [] => {}
             ["usi"] => self.usi(),
             ["isready"] => {
-                if !self.pool.is_searching() {
-                    self.pool.wait();
-                    self.apply_resources();
-                    self.load_eval();
+                for message in self.engine.prepare() {
+                    info_string(&message);
                 }
                 send("readyok");
             }
             ["setoption", rest @ ..] => self.setoption(rest),
-            ["usinewgame"] => {
-                self.pool.stop_and_wait();
-                self.mate.stop_and_wait();
-                self.apply_resources();
-                self.tt.clear();
-                self.pool.clear();
-            }
+            ["usinewgame"] => self.engine.new_game(),
             ["position", rest @ ..] => self.position(rest),
             ["go", rest @ ..] => self.go(rest),
-            ["stop"] => {
-                self.pool.control().stop();
-                self.mate.stop();
-            }
+            ["stop"] => self.engine.stop(),
             ["ponderhit", rest @ ..] => self.ponderhit(rest),
-            ["gameover", ..] => {
-                self.pool.stop_and_wait();
-                self.mate.stop_and_wait();
-            }
+            ["gameover", ..] => self.engine.stop_and_wait(),
             ["quit"] => {
-                self.pool.stop_and_wait();
-                self.mate.stop_and_wait();
+                self.engine.stop_and_wait();
                 return false;
             }
             ["d"] => self.display(),
-            ["eval"] => send(&format!("eval = {}", self.evaluator().evaluate(&self.pos))),
+            ["eval"] => send(&format!("eval = {}", self.engine.evaluate())),
             ["moves"] => {
-                let list = MoveList::legal(&self.pos, self.options.bool(options::GENERATE_ALL_LEGAL_MOVES));
-                let moves: Vec<String> = list.iter().map(|m| m.to_usi()).collect();
+                let moves: Vec<String> = self.engine.legal_moves().iter().map(|m| m.to_usi()).collect();
                 send(&moves.join(" "));
             }
             ["bench", rest @ ..] => self.bench(rest),
@@ -181,7 +68,7 @@ impl Engine {
     fn usi(&self) {
         send(&format!("id name {ENGINE_NAME}"));
         send(&format!("id author {ENGINE_AUTHOR}"));
-        for line in self.options.usi_lines() {
+        for line in option_lines(self.engine.options()) {
             send(&line);
         }
         send("usiok");
@@ -204,17 +91,7 @@ impl Engine {
             info_string("setoption: missing option name");
             return;
         }
-        // Parameter names are case-insensitive, like option names.
-        #[cfg(feature = "tune")]
-        if let Some(p) = crate::search::params::ALL.iter().find(|p| p.name.eq_ignore_ascii_case(&name)) {
-            match value.parse::<i32>() {
-                Ok(v) if crate::search::params::set(p.name, v) => {}
-                _ => info_string(&format!("setoption: bad value '{value}' for {name}")),
-            }
-            let _ = self.options.set(&name, &value);
-            return;
-        }
-        if let Err(e) = self.options.set(&name, &value) {
+        if let Err(e) = self.engine.set_option(&name, &value) {
             info_string(&format!("setoption ignored: {e}"));
         }
     }
@@ -224,7 +101,7 @@ impl Engine {
     fn position(&mut self, rest: &[&str]) {
         match Position::from_usi_args(rest) {
             Ok((pos, illegal)) => {
-                self.pos = pos;
+                self.engine.set_position(pos);
                 if let Some(m) = illegal {
                     info_string(&format!("position: {m}; position set to the one before it"));
                 }
@@ -234,7 +111,7 @@ impl Engine {
     }
 
     fn go(&mut self, rest: &[&str]) {
-        let (cmd, warnings) = match parse_go(rest, &self.pos) {
+        let (cmd, warnings) = match parse_go(rest, self.engine.position()) {
             Ok(x) => x,
             Err(e) => {
                 // Still exactly one answer per `go`: search without limits would hang a GUI, so
@@ -247,22 +124,16 @@ impl Engine {
             info_string(&w);
         }
         // A go during a search (not expected from a GUI) ends the old search first.
-        self.pool.stop_and_wait();
-        self.mate.stop_and_wait();
         match cmd {
-            GoCommand::Perft(depth) => self.perft(depth),
-            GoCommand::Mate(req) => {
-                let option_nodes = self.options.int(options::MATE_NODES) as u64;
-                let req =
-                    MateRequest { nodes: req.nodes.or((option_nodes > 0).then_some(option_nodes)), ..req };
-                self.mate.start(&self.pos, req, self.options.int(options::MATE_HASH) as usize);
+            GoCommand::Perft(depth) => {
+                self.engine.stop_and_wait();
+                let mut pos = self.engine.position().clone();
+                tools::perft::report_divide(&mut pos, depth, true, &mut |line| send(line));
             }
+            GoCommand::Mate(request) => self.engine.start_mate(request, Arc::new(UsiMateReporter)),
             GoCommand::Search(limits) => {
-                self.apply_resources();
-                self.pool.set_network(self.net.as_ref(), self.fv_scale());
-                let reporter = Arc::new(UsiReporter { ponder: self.options.bool(options::USI_PONDER) });
-                let config = self.options.search_config();
-                self.pool.start(&self.pos, limits, config, Arc::clone(&self.tt), reporter);
+                let ponder = self.engine.options().bool(crate::engine::options::USI_PONDER);
+                self.engine.start_search(limits, Arc::new(UsiReporter { ponder }));
             }
         }
     }
@@ -271,7 +142,7 @@ impl Engine {
         let limits = if rest.is_empty() {
             None
         } else {
-            match parse_go(rest, &self.pos) {
+            match parse_go(rest, self.engine.position()) {
                 Ok((GoCommand::Search(l), _)) => Some(l),
                 _ => {
                     info_string("ponderhit: could not read the clock; keeping the go limits");
@@ -279,29 +150,24 @@ impl Engine {
                 }
             }
         };
-        self.pool.control().ponderhit(limits);
-    }
-
-    fn perft(&mut self, depth: u32) {
-        let mut pos = self.pos.clone();
-        crate::tools::perft::report_divide(&mut pos, depth, true, &mut |line| send(line));
+        self.engine.ponderhit(limits);
     }
 
     fn display(&self) {
-        for line in board_diagram(&self.pos) {
+        let pos = self.engine.position();
+        for line in board_diagram(pos) {
             send(&line);
         }
-        send(&format!("sfen {}", self.pos.to_sfen()));
-        send(&format!("key {:016x}", self.pos.key()));
-        let checkers: Vec<String> = self.pos.checkers().iter().map(|s| s.to_string()).collect();
+        send(&format!("sfen {}", pos.to_sfen()));
+        send(&format!("key {:016x}", pos.key()));
+        let checkers: Vec<String> = pos.checkers().iter().map(|s| s.to_string()).collect();
         send(&format!("checkers {}", if checkers.is_empty() { "-".to_string() } else { checkers.join(" ") }));
     }
 
     fn bench(&mut self, rest: &[&str]) {
-        self.pool.stop_and_wait();
-        self.mate.stop_and_wait();
-        let depth = rest.first().and_then(|d| d.parse().ok()).unwrap_or(crate::tools::bench::DEFAULT_DEPTH);
-        crate::tools::bench::report(depth, &mut |line| send(line));
+        self.engine.stop_and_wait();
+        let depth = rest.first().and_then(|d| d.parse().ok()).unwrap_or(tools::bench::DEFAULT_DEPTH);
+        tools::bench::report(depth, &mut |line| send(line));
     }
 }
 
@@ -326,36 +192,6 @@ pub fn board_diagram(pos: &Position) -> Vec<String> {
     out.push(format!("black hand: {:?}", pos.hand(Color::Black)));
     out.push(format!("side to move: {:?}", pos.side_to_move()));
     out
-}
-
-/// Reads the defaults file: returns the options and a problem to report, if any.
-pub fn load_options(explicit: Option<&Path>) -> Result<(Options, Option<String>), String> {
-    let mut opts = Options::default();
-    for path in options::config_candidates(explicit) {
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                return match opts.apply_toml(&text) {
-                    Ok(()) => {
-                        log::info!("options from {}", path.display());
-                        Ok((opts, None))
-                    }
-                    Err(e) => {
-                        let msg = format!("{}: {e}", path.display());
-                        if explicit.is_some() {
-                            Err(msg)
-                        } else {
-                            // Keep the built-in defaults; say so on stderr and to the GUI.
-                            log::error!("{msg}; using built-in defaults");
-                            Ok((Options::default(), Some(format!("{msg}; using built-in defaults"))))
-                        }
-                    }
-                };
-            }
-            Err(e) if explicit.is_some() => return Err(format!("{}: {e}", path.display())),
-            Err(_) => continue,
-        }
-    }
-    Ok((opts, None))
 }
 
 /// Runs the USI loop until `quit` or the end of input.
@@ -384,30 +220,10 @@ pub fn run(options: Options, config_problem: Option<String>) {
             }
         })
         .expect("spawn the stdin reader");
-    let mut engine = Engine::new(options, config_problem);
+    let mut session = UsiSession::new(Engine::new(options), config_problem);
     for line in rx {
-        if !engine.handle(&line) {
+        if !session.handle(&line) {
             break;
         }
-    }
-}
-
-#[cfg(all(test, feature = "tune"))]
-mod tests {
-    use super::*;
-
-    /// A `tune` build sets a search parameter whatever the case of its name, and up to the top of
-    /// its range.
-    #[test]
-    fn tune_parameters_are_set_case_insensitively() {
-        use crate::search::params;
-        let mut engine = Engine::new(Options::default(), None);
-        let p = params::ALL.iter().find(|p| p.name == "DoubleExtensionMargin").unwrap();
-        assert!(p.max > p.default, "a tuner must be able to raise it");
-        engine.handle(&format!("setoption name doubleextensionmargin value {}", p.max));
-        assert_eq!(params::DoubleExtensionMargin(), p.max);
-        assert_eq!(engine.options.int("DoubleExtensionMargin"), p.max as i64);
-        engine.handle(&format!("setoption name DOUBLEEXTENSIONMARGIN value {}", p.default));
-        assert_eq!(params::DoubleExtensionMargin(), p.default);
     }
 }

@@ -1,6 +1,10 @@
 //! Everything the engine writes to stdout goes through here: one line at a time, under a lock,
-//! flushed at once. The `UsiReporter` formats search progress and results as USI.
+//! flushed at once. The `UsiReporter` formats search progress and results as USI, the
+//! `UsiMateReporter` the answer to `go mate`; `option_lines` lists the options.
 
+use crate::engine::mate::{MateReport, MateReporter};
+use crate::engine::options::{Kind, Options};
+use crate::mate::MateResult;
 use crate::search::{BestMove, Reporter, ScoreBound, SearchInfo};
 use crate::types::Score;
 use std::io::Write;
@@ -81,10 +85,102 @@ impl Reporter for UsiReporter {
     }
 }
 
+/// Answers `go mate`: `info time .. nodes .. nps .. hashfull ..`, then `checkmate <moves>`,
+/// `checkmate nomate` or `checkmate timeout`.
+pub struct UsiMateReporter;
+
+impl MateReporter for UsiMateReporter {
+    fn mate_report(&self, report: &MateReport) {
+        send(&mate_info_line(report));
+        send(&checkmate_line(&report.result));
+    }
+}
+
+/// `info time .. nodes .. nps .. hashfull ..` for a finished solve.
+fn mate_info_line(report: &MateReport) -> String {
+    let info = &report.info;
+    let ms = info.elapsed.as_millis() as u64;
+    let nps = (info.nodes as f64 / info.elapsed.as_secs_f64().max(1e-6)) as u64;
+    format!("info time {ms} nodes {} nps {nps} hashfull {}", info.nodes, report.hashfull)
+}
+
+/// The `checkmate` line for a result.
+fn checkmate_line(result: &MateResult) -> String {
+    match result {
+        MateResult::Mate(line) => {
+            let moves: Vec<String> = line.iter().map(|m| m.to_usi()).collect();
+            format!("checkmate {}", moves.join(" "))
+        }
+        MateResult::NoMate => "checkmate nomate".to_string(),
+        MateResult::Timeout => "checkmate timeout".to_string(),
+    }
+}
+
+/// The `option name ... type ...` lines of the `usi` answer, with the current values as defaults.
+pub fn option_lines(options: &Options) -> Vec<String> {
+    options
+        .decls()
+        .iter()
+        .map(|d| {
+            let current = options.value(d.name);
+            match &d.kind {
+                Kind::Check(_) => {
+                    format!("option name {} type check default {current}", d.name)
+                }
+                Kind::Spin { min, max, .. } => {
+                    format!("option name {} type spin default {current} min {min} max {max}", d.name)
+                }
+                Kind::Combo { vars, .. } => {
+                    let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
+                    format!("option name {} type combo default {current}{vars}", d.name)
+                }
+                Kind::Str(_) | Kind::Filename(_) => {
+                    let ty = if matches!(d.kind, Kind::Str(_)) { "string" } else { "filename" };
+                    let shown = if current.to_string().is_empty() {
+                        "<empty>".to_string()
+                    } else {
+                        current.to_string()
+                    };
+                    format!("option name {} type {ty} default {shown}", d.name)
+                }
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::types::Move;
+
+    #[test]
+    fn mate_answers_are_usi() {
+        let line = vec![Move::from_usi("G*5b").unwrap()];
+        assert_eq!(checkmate_line(&MateResult::Mate(line)), "checkmate G*5b");
+        assert_eq!(checkmate_line(&MateResult::NoMate), "checkmate nomate");
+        assert_eq!(checkmate_line(&MateResult::Timeout), "checkmate timeout");
+    }
+
+    #[test]
+    fn option_lines_are_well_formed() {
+        let o = Options::default();
+        for line in option_lines(&o) {
+            assert!(line.starts_with("option name ") && !line.ends_with(' '), "{line}");
+        }
+        assert!(option_lines(&o).iter().any(|l| l == "option name EvalFile type filename default <empty>"));
+    }
+
+    /// A `tune` build offers every search parameter as a spin option with its range.
+    #[cfg(feature = "tune")]
+    #[test]
+    fn tune_build_offers_every_parameter() {
+        let lines = option_lines(&Options::default());
+        for p in crate::search::params::ALL {
+            let want =
+                format!("option name {} type spin default {} min {} max {}", p.name, p.default, p.min, p.max);
+            assert!(lines.contains(&want), "missing: {want}");
+        }
+    }
 
     #[test]
     fn formats() {

@@ -1,5 +1,7 @@
-//! The USI options: their declarations (names, types, defaults, ranges), current values,
-//! `setoption` parsing, and the defaults file `engine-options.toml`.
+//! The engine's options (the USI options; a CSA client sets the same): their declarations
+//! (names, types, defaults, ranges), current values, checking a value, and the defaults file
+//! `engine-options.toml`. How a front end shows and sets them (`option name ...`, `setoption`)
+//! is its own business.
 //!
 //! `engine-options.toml` must list exactly the declared options (a test checks it); the engine
 //! reads it at start-up from `--config PATH`, else next to the binary, else from the working
@@ -246,37 +248,6 @@ impl Options {
         }
     }
 
-    /// The `option name ... type ...` lines of the `usi` answer.
-    pub fn usi_lines(&self) -> Vec<String> {
-        self.decls
-            .iter()
-            .map(|d| {
-                let current = self.value(d.name);
-                match &d.kind {
-                    Kind::Check(_) => {
-                        format!("option name {} type check default {current}", d.name)
-                    }
-                    Kind::Spin { min, max, .. } => {
-                        format!("option name {} type spin default {current} min {min} max {max}", d.name)
-                    }
-                    Kind::Combo { vars, .. } => {
-                        let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
-                        format!("option name {} type combo default {current}{vars}", d.name)
-                    }
-                    Kind::Str(_) | Kind::Filename(_) => {
-                        let ty = if matches!(d.kind, Kind::Str(_)) { "string" } else { "filename" };
-                        let shown = if current.to_string().is_empty() {
-                            "<empty>".to_string()
-                        } else {
-                            current.to_string()
-                        };
-                        format!("option name {} type {ty} default {shown}", d.name)
-                    }
-                }
-            })
-            .collect()
-    }
-
     /// Applies the defaults of a TOML document (`name = value` per option). Every key must be a
     /// declared option with a value of its type; errors name the line.
     pub fn apply_toml(&mut self, text: &str) -> Result<(), OptionError> {
@@ -320,6 +291,38 @@ impl Options {
     }
 }
 
+/// Reads the defaults file (`--config PATH`, else the first of [`config_candidates`] that exists):
+/// returns the options and a problem to report to the user, if any. A bad file named explicitly
+/// is an error; a bad file found by looking keeps the built-in defaults, with the problem.
+pub fn load_options(explicit: Option<&Path>) -> Result<(Options, Option<String>), String> {
+    let mut opts = Options::default();
+    for path in config_candidates(explicit) {
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                return match opts.apply_toml(&text) {
+                    Ok(()) => {
+                        log::info!("options from {}", path.display());
+                        Ok((opts, None))
+                    }
+                    Err(e) => {
+                        let msg = format!("{}: {e}", path.display());
+                        if explicit.is_some() {
+                            Err(msg)
+                        } else {
+                            // Keep the built-in defaults; say so on stderr and to the user.
+                            log::error!("{msg}; using built-in defaults");
+                            Ok((Options::default(), Some(format!("{msg}; using built-in defaults"))))
+                        }
+                    }
+                };
+            }
+            Err(e) if explicit.is_some() => return Err(format!("{}: {e}", path.display())),
+            Err(_) => continue,
+        }
+    }
+    Ok((opts, None))
+}
+
 /// Where the defaults file is looked for: `--config`, next to the binary, the working directory.
 pub fn config_candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
     if let Some(p) = explicit {
@@ -354,19 +357,6 @@ mod tests {
         assert_eq!(o.text(EVAL_DIR), "");
         assert!(o.set("NoSuchOption", "1").is_err());
         assert_eq!(o.int(THREADS), 2);
-    }
-
-    /// A `tune` build offers every search parameter as a spin option with its range.
-    #[cfg(feature = "tune")]
-    #[test]
-    fn tune_build_offers_every_parameter() {
-        let o = Options::default();
-        let lines = o.usi_lines();
-        for p in crate::search::params::ALL {
-            let want =
-                format!("option name {} type spin default {} min {} max {}", p.name, p.default, p.min, p.max);
-            assert!(lines.contains(&want), "missing: {want}");
-        }
     }
 
     /// The default options give the default search settings, and each search option reaches its
@@ -427,14 +417,5 @@ mod tests {
         o.apply_toml("Threads = 3\nUSI_Ponder = true\n").unwrap();
         assert_eq!(o.int(THREADS), 3);
         assert!(o.bool(USI_PONDER));
-    }
-
-    #[test]
-    fn usi_lines_are_well_formed() {
-        let o = Options::default();
-        for line in o.usi_lines() {
-            assert!(line.starts_with("option name ") && !line.ends_with(' '), "{line}");
-        }
-        assert!(o.usi_lines().iter().any(|l| l == "option name EvalFile type filename default <empty>"));
     }
 }

@@ -1,0 +1,277 @@
+//! The engine session, whatever the front end: the position to think about, the option values,
+//! the transposition table, the search threads, the NNUE net and the `go mate` solver. A front
+//! end (the USI layer; a CSA client) turns its protocol into calls here and the results into its
+//! protocol: the session never prints. Problems come back as values (`Result`, messages); search
+//! results go to the front end's [`Reporter`], mate results to its [`MateReporter`].
+//!
+//! Files: `options.rs` (declarations, values, the defaults file), `net.rs` (finding and loading
+//! the NNUE file), `mate.rs` (the `go mate` runner).
+//!
+//! A game as a front end drives it:
+//! ```no_run
+//! use hayate::engine::{options::Options, Engine};
+//! use hayate::position::Position;
+//! use hayate::search::{BestMove, Limits, Reporter, SearchInfo};
+//! use std::sync::{mpsc, Arc, Mutex};
+//!
+//! struct ToChannel(Mutex<mpsc::Sender<BestMove>>);
+//! impl Reporter for ToChannel {
+//!     fn info(&self, _: &SearchInfo) {}
+//!     fn message(&self, _: &str) {}
+//!     fn best_move(&self, best: BestMove) {
+//!         let _ = self.0.lock().unwrap().send(best);
+//!     }
+//! }
+//!
+//! let mut engine = Engine::new(Options::default());
+//! engine.set_option("Threads", "2").unwrap();
+//! for message in engine.prepare() {
+//!     eprintln!("{message}"); // e.g. which NNUE file was loaded
+//! }
+//! engine.new_game();
+//! let mut pos = Position::startpos();
+//! pos.do_move(hayate::types::Move::from_usi("7g7f").unwrap()); // the opponent's move
+//! engine.set_position(pos);
+//! let (tx, rx) = mpsc::channel();
+//! let limits = Limits { byoyomi: 10_000, time: [Some(0), Some(0)], ..Limits::default() };
+//! engine.start_search(limits, Arc::new(ToChannel(Mutex::new(tx))));
+//! let best = rx.recv().unwrap(); // or engine.stop() first, to answer at once
+//! engine.wait();
+//! # let _ = best;
+//! ```
+
+pub mod mate;
+mod net;
+pub mod options;
+
+use crate::eval::Evaluator;
+use crate::position::{MoveList, Position};
+use crate::search::{Limits, Reporter, SearchConfig, ThreadPool, TranspositionTable};
+use crate::types::Value;
+use mate::{MateReporter, MateRequest, MateRunner};
+use net::NetSlot;
+use options::{OptionError, Options};
+use std::sync::Arc;
+
+/// The engine's name and authors, for a front end's greeting (`id name`, a CSA login).
+pub const ENGINE_NAME: &str = concat!("Hayate ", env!("CARGO_PKG_VERSION"));
+pub const ENGINE_AUTHOR: &str = "the Hayate developers";
+
+/// The engine's state between a front end's commands.
+pub struct Engine {
+    pos: Position,
+    options: Options,
+    pool: ThreadPool,
+    tt: Arc<TranspositionTable>,
+    net: NetSlot,
+    /// `go mate`'s solver.
+    mate: MateRunner,
+}
+
+impl Engine {
+    /// A session at the start position. The table, threads and net follow the options at the
+    /// first [`Engine::prepare`] (or search).
+    pub fn new(options: Options) -> Engine {
+        Engine {
+            pos: Position::startpos(),
+            pool: ThreadPool::new(1),
+            tt: Arc::new(TranspositionTable::new(1)),
+            options,
+            net: NetSlot::default(),
+            mate: MateRunner::default(),
+        }
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Sets an option from its text (names are case-insensitive); returns its declared name, or
+    /// why the value was refused (the option keeps its value). Sizes, threads and the net take
+    /// effect at the next [`Engine::prepare`]; in a `tune` build a search parameter at once.
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<&'static str, OptionError> {
+        let name = self.options.set(name, value)?;
+        #[cfg(feature = "tune")]
+        if crate::search::params::ALL.iter().any(|p| p.name == name) {
+            // In range: the option's declaration has the parameter's range.
+            crate::search::params::set(name, self.options.int(name) as i32);
+        }
+        Ok(name)
+    }
+
+    /// The position the next search starts from.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// Sets the position for the next search (a running search keeps its own copy).
+    pub fn set_position(&mut self, pos: Position) {
+        self.pos = pos;
+    }
+
+    /// True while a search runs and has not yet given its best move.
+    pub fn is_searching(&self) -> bool {
+        self.pool.is_searching()
+    }
+
+    /// Gets ready to search (USI `isready`): brings the table size, the number of threads and the
+    /// NNUE net in line with the options. Returns messages for the user (which net was loaded, or
+    /// why none). Does nothing while a search is still thinking; a search that has given its best
+    /// move is waited for.
+    pub fn prepare(&mut self) -> Vec<String> {
+        if self.pool.is_searching() {
+            return Vec::new();
+        }
+        self.pool.wait();
+        self.apply_resources();
+        let message = self.net.load(&self.options);
+        self.pool.set_network(self.net.net(), self.fv_scale());
+        message.into_iter().collect()
+    }
+
+    /// A new game (USI `usinewgame`): ends what runs, and forgets what earlier games taught the
+    /// table and the histories.
+    pub fn new_game(&mut self) {
+        self.stop_and_wait();
+        self.apply_resources();
+        self.tt.clear();
+        self.pool.clear();
+    }
+
+    /// Starts searching the position in the background with the options' settings; `reporter`
+    /// receives progress and exactly one best move. Whatever runs is stopped first (its own best
+    /// move or mate report still comes).
+    pub fn start_search(&mut self, limits: Limits, reporter: Arc<dyn Reporter>) {
+        self.stop_and_wait();
+        self.apply_resources();
+        self.pool.set_network(self.net.net(), self.fv_scale());
+        let config = self.search_config();
+        self.pool.start(&self.pos, limits, config, Arc::clone(&self.tt), reporter);
+    }
+
+    /// Starts the mate solver on the position (`go mate`); `reporter` receives exactly one
+    /// report. Without a node limit in `request`, the `MateNodes` option's applies (0: none).
+    /// Whatever runs is stopped first.
+    pub fn start_mate(&mut self, request: MateRequest, reporter: Arc<dyn MateReporter>) {
+        self.stop_and_wait();
+        let option_nodes = self.options.int(options::MATE_NODES) as u64;
+        let request =
+            MateRequest { nodes: request.nodes.or((option_nodes > 0).then_some(option_nodes)), ..request };
+        let table_mb = self.options.int(options::MATE_HASH) as usize;
+        self.mate.start(&self.pos, request, table_mb, reporter);
+    }
+
+    /// Asks the running search and mate job to stop; they still report (a search its best move).
+    pub fn stop(&self) {
+        self.pool.control().stop();
+        self.mate.stop();
+    }
+
+    /// The opponent played the expected move: a pondering search goes on as a normal one, with
+    /// the clock from `limits` when given (Early Ponder), else from the `go`.
+    pub fn ponderhit(&self, limits: Option<Limits>) {
+        self.pool.control().ponderhit(limits);
+    }
+
+    /// Waits for the running search and mate job to end by themselves (a pondering or infinite
+    /// search ends only when stopped).
+    pub fn wait(&mut self) {
+        self.pool.wait();
+        self.mate.wait();
+    }
+
+    /// Stops the running search and mate job and waits for their reports.
+    pub fn stop_and_wait(&mut self) {
+        self.pool.stop_and_wait();
+        self.mate.stop_and_wait();
+    }
+
+    /// The static evaluation of the position for the side to move, as the search sees it.
+    pub fn evaluate(&self) -> Value {
+        let mut e = Evaluator::default();
+        e.set_network(self.net.net(), self.fv_scale());
+        e.reset(&self.pos);
+        e.evaluate(&self.pos)
+    }
+
+    /// The legal moves of the position (with the needless non-promotions when the
+    /// `GenerateAllLegalMoves` option asks for them).
+    pub fn legal_moves(&self) -> MoveList {
+        MoveList::legal(&self.pos, self.options.bool(options::GENERATE_ALL_LEGAL_MOVES))
+    }
+
+    /// The search settings the options give.
+    pub fn search_config(&self) -> SearchConfig {
+        self.options.search_config()
+    }
+
+    fn fv_scale(&self) -> i32 {
+        self.options.int(options::FV_SCALE) as i32
+    }
+
+    /// Makes the table and threads match the options (when no search runs).
+    fn apply_resources(&mut self) {
+        let mb = self.options.int(options::USI_HASH) as usize;
+        if self.tt.size_mb() != mb {
+            // Free the old table before allocating the new one.
+            self.tt = Arc::new(TranspositionTable::new(1));
+            self.tt = Arc::new(TranspositionTable::new(mb));
+        }
+        let threads = self.options.int(options::THREADS) as usize;
+        if self.pool.threads() != threads {
+            self.pool.set_threads(threads);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{BestMove, SearchInfo};
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Last(Mutex<Option<BestMove>>);
+
+    impl Reporter for Last {
+        fn info(&self, _: &SearchInfo) {}
+        fn message(&self, _: &str) {}
+        fn best_move(&self, best: BestMove) {
+            *self.0.lock().unwrap() = Some(best);
+        }
+    }
+
+    /// A session plays a move from a position set directly, with no protocol text.
+    #[test]
+    fn a_session_searches_a_position_it_is_given() {
+        let mut engine = Engine::new(Options::default());
+        engine.set_option("usi_hash", "16").unwrap();
+        assert!(engine.set_option("Threads", "0").is_err());
+        assert!(engine.prepare().iter().any(|m| m.contains("NNUE") || m.contains("embedded")));
+        engine.new_game();
+        let (pos, None) = Position::from_usi_args(&["startpos", "moves", "7g7f"]).unwrap() else { panic!() };
+        engine.set_position(pos);
+        let last = Arc::new(Last::default());
+        engine.start_search(Limits { depth: Some(4), ..Limits::default() }, last.clone());
+        engine.wait();
+        let Some(BestMove::Move { best, .. }) = *last.0.lock().unwrap() else { panic!("no best move") };
+        assert!(engine.position().is_legal_move(best));
+        assert!(engine.legal_moves().contains(best));
+    }
+
+    /// A `tune` build sets a search parameter whatever the case of its name, and up to the top of
+    /// its range.
+    #[cfg(feature = "tune")]
+    #[test]
+    fn tune_parameters_are_set_case_insensitively() {
+        use crate::search::params;
+        let mut engine = Engine::new(Options::default());
+        let p = params::ALL.iter().find(|p| p.name == "DoubleExtensionMargin").unwrap();
+        assert!(p.max > p.default, "a tuner must be able to raise it");
+        engine.set_option("doubleextensionmargin", &p.max.to_string()).unwrap();
+        assert_eq!(params::DoubleExtensionMargin(), p.max);
+        assert_eq!(engine.options().int("DoubleExtensionMargin"), p.max as i64);
+        engine.set_option("DOUBLEEXTENSIONMARGIN", &p.default.to_string()).unwrap();
+        assert_eq!(params::DoubleExtensionMargin(), p.default);
+    }
+}
