@@ -1,4 +1,4 @@
-//! What a `go` asks for, as plain data (the USI layer fills it; `time.rs` turns it into deadlines).
+//! What a `go` asks for, as plain data (a front end fills it; `time.rs` turns it into deadlines).
 
 use crate::types::Move;
 

@@ -1,8 +1,8 @@
 //! Every search tunable, named, in one place.
 //!
 //! Without the `tune` feature each parameter is a `const fn` returning its default, so it costs
-//! nothing. With `--features tune` each becomes an atomic that the USI layer exposes as a spin
-//! option of the same name (for SPSA tuners such as shogiarena's).
+//! nothing. With `--features tune` each becomes an atomic that the engine session exposes as an
+//! option of the same name (a USI spin option, for SPSA tuners such as shogiarena's).
 
 macro_rules! params {
     ($($(#[$doc:meta])* $name:ident = $default:expr, $min:expr, $max:expr;)*) => {

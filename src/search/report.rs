@@ -1,5 +1,5 @@
-//! How the search tells the outside world what it found: the `Reporter` trait. The USI layer
-//! implements it; the search never prints.
+//! How the search tells the outside world what it found: the `Reporter` trait. Front ends
+//! implement it (the USI layer, a CSA client); the search never prints.
 
 use crate::types::{Move, Score};
 

@@ -3,8 +3,9 @@
 //!
 //! All cross-thread state lives in [`SharedState`] (behind an `Arc`): the transposition table,
 //! the control flags (`stop`, pondering), per-thread node counters, the limits and the reporter.
-//! Each [`Worker`] owns its position, evaluator, histories and root moves; workers persist across
-//! searches (histories carry over) and move into the search threads for the duration of a `go`.
+//! Each [`Worker`] owns its position, evaluator, histories and root moves, and the main worker
+//! also the [`SearchManager`] (its clock and deadlines); workers persist across searches
+//! (histories carry over) and move into the search threads for the duration of a `go`.
 //!
 //! A `go` spawns one coordinator thread that runs the main worker itself and the helpers as
 //! scoped threads (Lazy SMP: all search the same root, sharing only the table). When the main
@@ -27,7 +28,7 @@ use std::time::Instant;
 /// Stack size of search threads (deep recursion with move lists on the stack).
 const STACK_SIZE: usize = 64 * 1024 * 1024;
 
-/// Search settings taken from the USI options when a search starts. The defaults here are the
+/// Search settings taken from the engine's options when a search starts. The defaults here are the
 /// options' defaults (the option declarations take them from here).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchConfig {
@@ -84,7 +85,7 @@ pub struct PonderHit {
     pub limits: Option<Limits>,
 }
 
-/// The flags the USI reader thread flips while a search runs.
+/// The flags the front end flips (through the engine session) while a search runs.
 #[derive(Default)]
 pub struct SearchControl {
     pub stop: AtomicBool,
@@ -311,7 +312,7 @@ impl ThreadPool {
         pool
     }
 
-    /// The control flags of the current (or next) search, for the USI reader thread.
+    /// The control flags of the current (or next) search, for the engine session.
     pub fn control(&self) -> Arc<SearchControl> {
         Arc::clone(&self.control)
     }
