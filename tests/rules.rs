@@ -4,9 +4,9 @@
 mod common;
 
 use hayate::position::{Declaration, DeclarationRule, MoveList, Position, Repetition};
-use hayate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
+use hayate::search::{Limits, Recorder, SearchConfig, ThreadPool, TranspositionTable};
 use hayate::types::{Move, Score};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 struct Row {
     name: String,
@@ -27,31 +27,14 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-#[derive(Default)]
-struct Capture {
-    infos: Mutex<Vec<SearchInfo>>,
-    best: Mutex<Option<BestMove>>,
-}
-
-impl Reporter for Capture {
-    fn info(&self, info: &SearchInfo) {
-        self.infos.lock().unwrap().push(info.clone());
-    }
-    fn message(&self, _: &str) {}
-    fn best_move(&self, best: BestMove) {
-        *self.best.lock().unwrap() = Some(best);
-    }
-}
-
 /// Searches to `depth` with the move limit set; returns the last reported score.
 fn search_score(pos: &Position, depth: i32, max_moves: u32) -> Score {
     let mut pool = ThreadPool::new(1);
-    let capture = Arc::new(Capture::default());
+    let recorder = Arc::new(Recorder::default());
     let config = SearchConfig { max_moves_to_draw: max_moves, ..SearchConfig::default() };
     let limits = Limits { depth: Some(depth), ..Limits::default() };
-    pool.search_sync(pos, limits, config, Arc::new(TranspositionTable::new(16)), capture.clone());
-    let infos = capture.infos.lock().unwrap();
-    infos.last().expect("at least one info line").score
+    pool.search_sync(pos, limits, config, Arc::new(TranspositionTable::new(16)), recorder.clone());
+    recorder.last_info().expect("at least one info line").score
 }
 
 fn declaration_verdict(d: Declaration) -> &'static str {

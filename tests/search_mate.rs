@@ -5,9 +5,9 @@
 mod common;
 
 use hayate::position::Position;
-use hayate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
+use hayate::search::{Limits, Recorder, SearchConfig, ThreadPool, TranspositionTable};
 use hayate::types::Score;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Nodes the search may spend on one problem (the quiet mate in 3 of zukou_099, in a crowded
 /// position where quiescence search is expensive, needs the most: a few million).
@@ -17,17 +17,6 @@ const NODE_BUDGET: u64 = 20_000_000;
 /// after 2b3a the search answers P*4a (mate 7) and never sees the mate in 5 by 5a5b that the df-pn
 /// solver finds; something in the shallow pruning hides the shorter continuation (open in issue 4).
 const KNOWN_LONGER: &[&str] = &["antma_tsume5_12"];
-
-#[derive(Default)]
-struct LastInfo(Mutex<Option<SearchInfo>>);
-
-impl Reporter for LastInfo {
-    fn info(&self, info: &SearchInfo) {
-        *self.0.lock().unwrap() = Some(info.clone());
-    }
-    fn message(&self, _: &str) {}
-    fn best_move(&self, _: BestMove) {}
-}
 
 #[test]
 fn search_finds_every_short_mate() {
@@ -44,12 +33,12 @@ fn search_finds_every_short_mate() {
         // answers it is right too.
         let shorter_ok = source.contains("counter-check as an escape");
         let pos = Position::from_sfen(sfen).unwrap();
-        let report = Arc::new(LastInfo::default());
+        let report = Arc::new(Recorder::default());
         let limits = Limits { nodes: Some(NODE_BUDGET), ..Limits::default() };
         let tt = Arc::new(TranspositionTable::new(16));
         pool.clear();
         pool.search_sync(&pos, limits, SearchConfig::default(), tt, report.clone());
-        let info = report.0.lock().unwrap().clone().expect("an info line");
+        let info = report.last_info().expect("an info line");
         let ok = match info.score {
             Score::Mate(n) if KNOWN_LONGER.contains(&name) => n == plies || n == plies + 2,
             Score::Mate(n) => n == plies || (shorter_ok && n > 0 && n < plies),

@@ -227,19 +227,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{BestMove, SearchInfo};
-    use std::sync::Mutex;
-
-    #[derive(Default)]
-    struct Last(Mutex<Option<BestMove>>);
-
-    impl Reporter for Last {
-        fn info(&self, _: &SearchInfo) {}
-        fn message(&self, _: &str) {}
-        fn best_move(&self, best: BestMove) {
-            *self.0.lock().unwrap() = Some(best);
-        }
-    }
+    use crate::search::{BestMove, Recorder};
 
     /// A session plays a move from a position set directly, with no protocol text.
     #[test]
@@ -251,10 +239,10 @@ mod tests {
         engine.new_game();
         let (pos, None) = Position::from_usi_args(&["startpos", "moves", "7g7f"]).unwrap() else { panic!() };
         engine.set_position(pos);
-        let last = Arc::new(Last::default());
-        engine.start_search(Limits { depth: Some(4), ..Limits::default() }, last.clone());
+        let recorder = Arc::new(Recorder::default());
+        engine.start_search(Limits { depth: Some(4), ..Limits::default() }, recorder.clone());
         engine.wait();
-        let Some(BestMove::Move { best, .. }) = *last.0.lock().unwrap() else { panic!("no best move") };
+        let Some(BestMove::Move { best, .. }) = recorder.best() else { panic!("no best move") };
         assert!(engine.position().is_legal_move(best));
         assert!(engine.legal_moves().contains(best));
     }

@@ -21,6 +21,6 @@ pub mod time;
 pub mod tt;
 
 pub use limits::Limits;
-pub use report::{BestMove, Reporter, ScoreBound, SearchInfo, SilentReporter};
+pub use report::{BestMove, Recorder, Reporter, ScoreBound, SearchInfo, SilentReporter};
 pub use thread::{SearchConfig, SearchControl, ThreadPool};
 pub use tt::TranspositionTable;

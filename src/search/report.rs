@@ -2,6 +2,7 @@
 //! implement it (the USI layer, a CSA client); the search never prints.
 
 use crate::types::{Move, Score};
+use std::sync::Mutex;
 
 /// Which side of the aspiration window a reported score lies on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -56,4 +57,39 @@ impl Reporter for SilentReporter {
     fn info(&self, _: &SearchInfo) {}
     fn message(&self, _: &str) {}
     fn best_move(&self, _: BestMove) {}
+}
+
+/// A reporter that keeps what it is told (tests, self-play): every progress line and the best
+/// move.
+#[derive(Default)]
+pub struct Recorder {
+    infos: Mutex<Vec<SearchInfo>>,
+    best: Mutex<Option<BestMove>>,
+}
+
+impl Recorder {
+    /// Every progress line so far.
+    pub fn infos(&self) -> Vec<SearchInfo> {
+        self.infos.lock().expect("not poisoned").clone()
+    }
+
+    /// The last progress line, if any.
+    pub fn last_info(&self) -> Option<SearchInfo> {
+        self.infos.lock().expect("not poisoned").last().cloned()
+    }
+
+    /// The best move, once the search has given it.
+    pub fn best(&self) -> Option<BestMove> {
+        *self.best.lock().expect("not poisoned")
+    }
+}
+
+impl Reporter for Recorder {
+    fn info(&self, info: &SearchInfo) {
+        self.infos.lock().expect("not poisoned").push(info.clone());
+    }
+    fn message(&self, _: &str) {}
+    fn best_move(&self, best: BestMove) {
+        *self.best.lock().expect("not poisoned") = Some(best);
+    }
 }

@@ -6,7 +6,7 @@
 //! search score in evaluation units and the game result (1 win, 0.5 draw, 0 loss).
 
 use crate::position::{MoveList, Position, Repetition};
-use crate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
+use crate::search::{BestMove, Limits, Recorder, SearchConfig, ThreadPool, TranspositionTable};
 use crate::types::{Color, Move, Score};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -96,25 +96,6 @@ pub struct GameSummary {
     pub records: Vec<Record>,
 }
 
-/// Catches the last score and the best move of a search.
-#[derive(Default)]
-struct Catcher {
-    score: Mutex<Option<Score>>,
-    best: Mutex<Option<BestMove>>,
-}
-
-impl Reporter for Catcher {
-    fn info(&self, info: &SearchInfo) {
-        if info.multipv == 1 {
-            *self.score.lock().expect("not poisoned") = Some(info.score);
-        }
-    }
-    fn message(&self, _: &str) {}
-    fn best_move(&self, best: BestMove) {
-        *self.best.lock().expect("not poisoned") = Some(best);
-    }
-}
-
 /// A small deterministic generator (xorshift64*), so a seed reproduces the games.
 struct Rng(u64);
 
@@ -188,11 +169,12 @@ fn play_game(
         if MoveList::legal(&pos, false).is_empty() {
             break for_us(0.0);
         }
-        let catcher = Arc::new(Catcher::default());
+        let recorder = Arc::new(Recorder::default());
         let limits = Limits { nodes: Some(config.nodes), ..Limits::default() };
-        pool.search_sync(&pos, limits, search_config.clone(), Arc::clone(tt), Arc::clone(&catcher) as _);
-        let best = catcher.best.lock().expect("not poisoned").take();
-        let score = catcher.score.lock().expect("not poisoned").take();
+        pool.search_sync(&pos, limits, search_config.clone(), Arc::clone(tt), Arc::clone(&recorder) as _);
+        let best = recorder.best();
+        // The last score of the first line.
+        let score = recorder.infos().iter().rev().find(|i| i.multipv == 1).map(|i| i.score);
         let m: Move = match best {
             Some(BestMove::Move { best, .. }) => best,
             Some(BestMove::Win) => break for_us(1.0),
