@@ -76,9 +76,13 @@ def black_bona_pieces(board, hands):
     counts = hands[:, _SLOT_COLOR, _SLOT_TYPE]  # (N, 76)
     in_hand = np.where(counts >= _SLOT_K, HAND_BP, -1).astype(np.int16)
     cand = np.concatenate([on_board, in_hand], axis=1)
-    cand = -np.sort(-cand, axis=1)[:, :PIECES]  # valid (>= 0) first
-    out = np.maximum(cand, 0).astype(np.uint16)
-    assert out.shape == (n, PIECES)
+    valid = cand >= 0
+    full = valid.sum(axis=1) == PIECES  # every game position: one boolean gather does it
+    out = np.zeros((n, PIECES), np.uint16)
+    out[full] = cand[full][valid[full]].reshape(-1, PIECES)
+    for i in np.nonzero(~full)[0]:  # handicap (fewer pieces) or over-full composed positions
+        v = cand[i][valid[i]][:PIECES]
+        out[i, : len(v)] = v
     return out
 
 

@@ -8,9 +8,10 @@ and rows of king squares the data never shows stay exactly zero.
 
 The king-specific table is 125388 x 256 floats (128 MB). Autograd would allocate a dense
 gradient of that size for every batch, which costs more than the rest of the step on a small
-CPU, so `SparseRows` writes its gradient into one persistent buffer instead: it sums the
+CPU, so `FactorisedRows` writes its gradients into persistent buffers instead: it sums the
 output gradients of the batch per distinct feature (an `embedding_bag` over the samples that
-hold each feature) and adds the sums to the touched rows. A fused Adam then updates the table.
+hold each feature), adds the sums to the touched rows, and adds them per BonaPiece to the P
+factor's gradient. A fused Adam then updates both tables.
 """
 
 import torch
@@ -20,27 +21,31 @@ from . import quant
 from .nnbin import FE_END, FT_OUT, HIDDEN, L1_IN, NUM_FEATURES
 
 
-class SparseRows(torch.autograd.Function):
-    """`embedding_bag(idx, weight, mode="sum")` whose weight gradient is added to `grad_buf`."""
+class FactorisedRows(torch.autograd.Function):
+    """`embedding_bag(idx, w) + embedding_bag(idx % 1548, p)` (sums over each row of `idx`) whose
+    gradients are added to `w_grad` and `p_grad`: the output gradients are summed once per
+    distinct feature, and the P factor's gradient is the sum of those rows per BonaPiece."""
 
     @staticmethod
-    def forward(ctx, idx, weight, grad_buf):
+    def forward(ctx, idx, bp, w, p, w_grad, p_grad):
         ctx.save_for_backward(idx)
-        ctx.grad_buf = grad_buf
-        return F.embedding_bag(idx, weight, mode="sum")
+        ctx.grads = (w_grad, p_grad)
+        return F.embedding_bag(idx, w, mode="sum") + F.embedding_bag(bp, p, mode="sum")
 
     @staticmethod
     def backward(ctx, grad_out):
         (idx,) = ctx.saved_tensors
-        bags, per_bag = idx.shape
-        flat = idx.reshape(-1)
-        order = torch.argsort(flat)
-        features, counts = torch.unique_consecutive(flat[order], return_counts=True)
+        w_grad, p_grad = ctx.grads
+        per_bag = idx.shape[1]
+        sorted_idx, order = torch.sort(idx.reshape(-1).int())
+        features, counts = torch.unique_consecutive(sorted_idx, return_counts=True)
         samples = torch.div(order, per_bag, rounding_mode="floor")
         offsets = torch.cumsum(counts, 0) - counts
         rows = F.embedding_bag(samples, grad_out.contiguous(), offsets, mode="sum")
-        ctx.grad_buf.index_add_(0, features, rows)
-        return None, None, None
+        features = features.long()
+        w_grad.index_add_(0, features, rows)
+        p_grad.index_add_(0, features % FE_END, rows)
+        return None, None, None, None, None, None
 
 
 class Net(torch.nn.Module):
@@ -61,16 +66,18 @@ class Net(torch.nn.Module):
         with torch.no_grad():
             self.l1.bias.add_(0.3)  # start with most hidden units in the linear range
             self.l2.bias.add_(0.3)
-        # Gradient of ft_w, accumulated by SparseRows (a buffer, so it moves with .to()).
+        # Gradients of ft_w and ft_p, accumulated by FactorisedRows (buffers move with .to()).
         self.register_buffer("ft_w_grad", torch.zeros(NUM_FEATURES, FT_OUT), persistent=False)
+        self.register_buffer("ft_p_grad", torch.zeros(FE_END, FT_OUT), persistent=False)
 
     def forward(self, us, them, us_bp, them_bp):
         """Evaluations in units of `quant.OUT_SCALE` centipawns for index batches (B, 38) of the
         side to move (`us`) and of the other side."""
         n = us.shape[0]
         idx = torch.cat([us, them])
-        acc = SparseRows.apply(idx, self.ft_w, self.ft_w_grad)
-        acc = acc + F.embedding_bag(torch.cat([us_bp, them_bp]), self.ft_p, mode="sum") + self.ft_bias
+        bp = torch.cat([us_bp, them_bp])
+        acc = FactorisedRows.apply(idx, bp, self.ft_w, self.ft_p, self.ft_w_grad, self.ft_p_grad)
+        acc = acc + self.ft_bias
         acc = acc.clamp(0.0, 1.0)
         x = torch.cat([acc[:n], acc[n:]], dim=1)
         h1 = self.l1(x).clamp(0.0, 1.0)
@@ -78,11 +85,14 @@ class Net(torch.nn.Module):
         return self.out(h2)[:, 0]
 
     def attach_sparse_grad(self):
-        """Makes the accumulated buffer the gradient of ft_w (before the optimizer step)."""
+        """Makes the accumulated buffers the gradients of ft_w and ft_p (before the optimizer
+        step)."""
         self.ft_w.grad = self.ft_w_grad
+        self.ft_p.grad = self.ft_p_grad
 
     def clear_sparse_grad(self):
         self.ft_w_grad.zero_()
+        self.ft_p_grad.zero_()
 
     @torch.no_grad()
     def clip_(self, fv_scale):

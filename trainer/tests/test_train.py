@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from trainer import compact, data, nnbin, psv, quant, sfen, train
-from trainer.model import Net, SparseRows
+from trainer.model import FactorisedRows, Net
 from trainer.tests.test_export import test_sfens
 
 
@@ -96,17 +96,22 @@ class EndToEnd(unittest.TestCase):
         f = quant.float_eval(model.float_params(), pos.bp, pos.kings, pos.stm)
         np.testing.assert_allclose(z, f, atol=1e-2)
 
-    def test_sparse_gradient_equals_dense(self):
+    def test_sparse_gradients_equal_autograd(self):
         torch.manual_seed(0)
-        w = torch.randn(50, 8, requires_grad=True)
-        buf = torch.zeros(50, 8)
-        idx = torch.randint(0, 50, (7, 5))
+        w = torch.randn(3 * 1548, 8, requires_grad=True)
+        p = torch.randn(1548, 8, requires_grad=True)
+        w_buf, p_buf = torch.zeros(3 * 1548, 8), torch.zeros(1548, 8)
+        idx = torch.randint(0, 3 * 1548, (7, 5))
+        idx[0, 1] = idx[0, 0]  # a feature twice in one bag
         g = torch.randn(7, 8)
-        (SparseRows.apply(idx, w, buf) * g).sum().backward()
+        (FactorisedRows.apply(idx, idx % 1548, w, p, w_buf, p_buf) * g).sum().backward()
         self.assertIsNone(w.grad)
         w2 = w.detach().clone().requires_grad_(True)
-        (torch.nn.functional.embedding_bag(idx, w2, mode="sum") * g).sum().backward()
-        torch.testing.assert_close(buf, w2.grad)
+        p2 = p.detach().clone().requires_grad_(True)
+        emb = torch.nn.functional.embedding_bag
+        ((emb(idx, w2, mode="sum") + emb(idx % 1548, p2, mode="sum")) * g).sum().backward()
+        torch.testing.assert_close(w_buf, w2.grad)
+        torch.testing.assert_close(p_buf, p2.grad)
 
 
 if __name__ == "__main__":
