@@ -27,9 +27,10 @@ class FactorisedRows(torch.autograd.Function):
     distinct feature, and the P factor's gradient is the sum of those rows per BonaPiece."""
 
     @staticmethod
-    def forward(ctx, idx, bp, w, p, w_grad, p_grad):
+    def forward(ctx, idx, bp, w, p, w_grad, p_grad, touched):
         ctx.save_for_backward(idx)
         ctx.grads = (w_grad, p_grad)
+        ctx.touched = touched
         return F.embedding_bag(idx, w, mode="sum") + F.embedding_bag(bp, p, mode="sum")
 
     @staticmethod
@@ -43,9 +44,10 @@ class FactorisedRows(torch.autograd.Function):
         offsets = torch.cumsum(counts, 0) - counts
         rows = F.embedding_bag(samples, grad_out.contiguous(), offsets, mode="sum")
         features = features.long()
+        ctx.touched.append(features)
         w_grad.index_add_(0, features, rows)
         p_grad.index_add_(0, features % FE_END, rows)
-        return None, None, None, None, None, None
+        return None, None, None, None, None, None, None
 
 
 class Net(torch.nn.Module):
@@ -69,6 +71,7 @@ class Net(torch.nn.Module):
         # Gradients of ft_w and ft_p, accumulated by FactorisedRows (buffers move with .to()).
         self.register_buffer("ft_w_grad", torch.zeros(NUM_FEATURES, FT_OUT), persistent=False)
         self.register_buffer("ft_p_grad", torch.zeros(FE_END, FT_OUT), persistent=False)
+        self.touched = []  # king-specific rows the last backward reached
 
     def forward(self, us, them, us_bp, them_bp):
         """Evaluations in units of `quant.OUT_SCALE` centipawns for index batches (B, 38) of the
@@ -76,7 +79,7 @@ class Net(torch.nn.Module):
         n = us.shape[0]
         idx = torch.cat([us, them])
         bp = torch.cat([us_bp, them_bp])
-        acc = FactorisedRows.apply(idx, bp, self.ft_w, self.ft_p, self.ft_w_grad, self.ft_p_grad)
+        acc = FactorisedRows.apply(idx, bp, self.ft_w, self.ft_p, self.ft_w_grad, self.ft_p_grad, self.touched)
         acc = acc + self.ft_bias
         acc = acc.clamp(0.0, 1.0)
         x = torch.cat([acc[:n], acc[n:]], dim=1)
@@ -93,6 +96,15 @@ class Net(torch.nn.Module):
     def clear_sparse_grad(self):
         self.ft_w_grad.zero_()
         self.ft_p_grad.zero_()
+        self.touched.clear()
+
+    @torch.no_grad()
+    def shrink_(self, amount):
+        """L1 proximal step on the king-specific rows of the last batch: moves every weight
+        `amount` towards zero, stopping at zero (exact zeros keep the compact form small and
+        leave to the P factor what no king square needs)."""
+        for rows in self.touched:
+            self.ft_w[rows] = F.softshrink(self.ft_w[rows], amount)
 
     @torch.no_grad()
     def clip_(self, fv_scale):

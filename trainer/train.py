@@ -47,6 +47,9 @@ def parse_args(argv=None):
     p.add_argument("--scale", default="auto",
                    help="K of the win probability sigmoid(cp / K): a number (600 is the field's "
                         "constant for shogi), or auto: the K that best predicts the data's results")
+    p.add_argument("--ft-l1", type=float, default=0.0,
+                   help="L1 penalty on the king-specific transformer weights (proximal; per "
+                        "step each touched weight moves lr * this towards zero)")
     p.add_argument("--max-score", type=int, default=10000, help="drop positions with a larger |score|")
     p.add_argument("--limit", type=int, help="use at most this many records")
     p.add_argument("--fv-scale", type=int, default=nnbin.DEFAULT_FV_SCALE, help="the engine's FV_SCALE for the export")
@@ -211,6 +214,8 @@ def main(argv=None):
             loss.backward()
             model.attach_sparse_grad()
             opt.step()
+            if args.ft_l1 > 0:
+                model.shrink_(lr * args.ft_l1)
             model.clear_sparse_grad()
             model.clip_(args.fv_scale)
             total += loss.item() * len(idx)

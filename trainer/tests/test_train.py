@@ -57,7 +57,7 @@ class EndToEnd(unittest.TestCase):
         out = os.path.join(self.tmp.name, "nn.bin")
         args = ["--data", self.data, "--out", out, "--batch-size", "64", "--lr", "3e-3",
                 "--compact", os.path.join(self.tmp.name, "nn.hnnc"), "--val-fraction", "0.1",
-                "--scale", "600", *extra]
+                "--scale", "600", "--ft-l1", "0.01", *extra]
         train.main(args)
         return out
 
@@ -104,7 +104,7 @@ class EndToEnd(unittest.TestCase):
         idx = torch.randint(0, 3 * 1548, (7, 5))
         idx[0, 1] = idx[0, 0]  # a feature twice in one bag
         g = torch.randn(7, 8)
-        (FactorisedRows.apply(idx, idx % 1548, w, p, w_buf, p_buf) * g).sum().backward()
+        (FactorisedRows.apply(idx, idx % 1548, w, p, w_buf, p_buf, []) * g).sum().backward()
         self.assertIsNone(w.grad)
         w2 = w.detach().clone().requires_grad_(True)
         p2 = p.detach().clone().requires_grad_(True)
