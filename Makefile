@@ -22,7 +22,7 @@ run: build
 
 ## Everything CI checks: formatting, lints, the tests on both bitboard backends, and the NNUE
 ## trainer's torch-free checks (its exported net equals the engine's `eval`).
-test: check unit test-portable test-export
+test: check unit test-export test-portable
 
 check: fmt lint
 
