@@ -8,7 +8,7 @@ ENGINE     := $(NATIVE_DIR)/release/hayate
 MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
-        bench-attacks bench-peers bench-search clean
+        bench-attacks bench-peers bench-search clean test-export test-trainer train
 
 all: build
 
@@ -20,8 +20,9 @@ build:
 run: build
 	$(ENGINE)
 
-## Everything CI checks: formatting, lints, then the tests on both bitboard backends.
-test: check unit test-portable
+## Everything CI checks: formatting, lints, the tests on both bitboard backends, and the NNUE
+## trainer's torch-free checks (its exported net equals the engine's `eval`).
+test: check unit test-export test-portable
 
 check: fmt lint
 
@@ -66,6 +67,41 @@ bench-peers: build
 ## Depth, nodes and nps after 10 s from four positions, with 1 and 2 threads (idle machine).
 bench-search: build
 	scripts/search-report.sh -j "1 2" $(ENGINE)
+
+## The NNUE trainer (trainer/, README "Training a net"). Two Python environments, made once and
+## remade when their requirements change: a small one (numpy, cshogi) for `make test`, and the
+## trainer's (PyTorch, about 4.4 GB) for `make train` and `make test-trainer`.
+PYTHON       ?= python3
+TEST_VENV    ?= .venv/test
+TRAINER_VENV ?= .venv/trainer
+DATA         ?= data
+OUT          ?= nn.bin
+EPOCHS       ?= 10
+TRAIN_ARGS   ?=
+
+$(TEST_VENV)/.installed: trainer/requirements-test.txt
+	$(PYTHON) -m venv $(TEST_VENV)
+	$(TEST_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r $<
+	touch $@
+
+$(TRAINER_VENV)/.installed: trainer/requirements.txt
+	$(PYTHON) -m venv $(TRAINER_VENV)
+	$(TRAINER_VENV)/bin/pip install --disable-pip-version-check --no-deps -r $<
+	touch $@
+
+## The exported net equals the engine's `eval` on every position of tests/data (numpy only), and
+## the PackedSfen codec agrees with cshogi. Uses the engine `cargo test` builds.
+test-export: $(TEST_VENV)/.installed
+	$(CARGO) build --profile test
+	HAYATE_BIN=target/debug/hayate $(TEST_VENV)/bin/python -m unittest trainer.tests.test_export trainer.tests.test_psv
+
+## A tiny end-to-end training run with PyTorch (a few hundred positions).
+test-trainer: $(TRAINER_VENV)/.installed
+	$(TRAINER_VENV)/bin/python -m unittest trainer.tests.test_train
+
+## Train a net: make train DATA=dir-or-files OUT=nn.bin EPOCHS=10 TRAIN_ARGS="--lambda 0.5 --resume"
+train: $(TRAINER_VENV)/.installed
+	$(TRAINER_VENV)/bin/python -m trainer.train --data $(DATA) --out $(OUT) --epochs $(EPOCHS) $(TRAIN_ARGS)
 
 clean:
 	$(CARGO) clean

@@ -1,0 +1,135 @@
+"""The PyTorch network: halfKP 2x256 -> 32 -> 32 -> 1 with a factorised feature transformer.
+
+The transformer of each perspective sums, over its 38 active features (king k, BonaPiece bp),
+the king-specific row `ft_w[k * 1548 + bp]` and the king-independent piece-square row
+`ft_p[bp]` (the "P" factor). Both are learned; the export adds them (see `quant`). The
+king-specific rows start at zero, so every king square starts from the same piece-square values
+and rows of king squares the data never shows stay exactly zero.
+
+The king-specific table is 125388 x 256 floats (128 MB). Autograd would allocate a dense
+gradient of that size for every batch, which costs more than the rest of the step on a small
+CPU, so `FactorisedRows` writes its gradients into persistent buffers instead: it sums the
+output gradients of the batch per distinct feature (an `embedding_bag` over the samples that
+hold each feature), adds the sums to the touched rows, and adds them per BonaPiece to the P
+factor's gradient. A fused Adam then updates both tables.
+"""
+
+import torch
+import torch.nn.functional as F
+
+from . import quant
+from .nnbin import FE_END, FT_OUT, HIDDEN, L1_IN, NUM_FEATURES
+
+
+class FactorisedRows(torch.autograd.Function):
+    """`embedding_bag(idx, w) + embedding_bag(idx % 1548, p)` (sums over each row of `idx`) whose
+    gradients are added to `w_grad` and `p_grad`: the output gradients are summed once per
+    distinct feature, and the P factor's gradient is the sum of those rows per BonaPiece."""
+
+    @staticmethod
+    def forward(ctx, idx, bp, w, p, w_grad, p_grad, touched):
+        ctx.save_for_backward(idx)
+        ctx.grads = (w_grad, p_grad)
+        ctx.touched = touched
+        return F.embedding_bag(idx, w, mode="sum") + F.embedding_bag(bp, p, mode="sum")
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (idx,) = ctx.saved_tensors
+        w_grad, p_grad = ctx.grads
+        per_bag = idx.shape[1]
+        sorted_idx, order = torch.sort(idx.reshape(-1).int())
+        features, counts = torch.unique_consecutive(sorted_idx, return_counts=True)
+        samples = torch.div(order, per_bag, rounding_mode="floor")
+        offsets = torch.cumsum(counts, 0) - counts
+        rows = F.embedding_bag(samples, grad_out.contiguous(), offsets, mode="sum")
+        features = features.long()
+        ctx.touched.append(features)
+        w_grad.index_add_(0, features, rows)
+        p_grad.index_add_(0, features % FE_END, rows)
+        return None, None, None, None, None, None, None
+
+
+class Net(torch.nn.Module):
+    def __init__(self, seed=1):
+        super().__init__()
+        g = torch.Generator().manual_seed(seed)
+        self.ft_w = torch.nn.Parameter(torch.zeros(NUM_FEATURES, FT_OUT))
+        self.ft_p = torch.nn.Parameter(torch.randn(FE_END, FT_OUT, generator=g) * 0.01)
+        self.ft_bias = torch.nn.Parameter(torch.full((FT_OUT,), 0.5))
+        self.l1 = torch.nn.Linear(L1_IN, HIDDEN)
+        self.l2 = torch.nn.Linear(HIDDEN, HIDDEN)
+        self.out = torch.nn.Linear(HIDDEN, 1)
+        for layer in (self.l1, self.l2, self.out):
+            bound = 1 / layer.in_features**0.5
+            with torch.no_grad():
+                layer.weight.copy_((torch.rand(layer.weight.shape, generator=g) * 2 - 1) * bound)
+                layer.bias.copy_((torch.rand(layer.bias.shape, generator=g) * 2 - 1) * bound)
+        with torch.no_grad():
+            self.l1.bias.add_(0.3)  # start with most hidden units in the linear range
+            self.l2.bias.add_(0.3)
+        # Gradients of ft_w and ft_p, accumulated by FactorisedRows (buffers move with .to()).
+        self.register_buffer("ft_w_grad", torch.zeros(NUM_FEATURES, FT_OUT), persistent=False)
+        self.register_buffer("ft_p_grad", torch.zeros(FE_END, FT_OUT), persistent=False)
+        self.touched = []  # king-specific rows the last backward reached
+
+    def forward(self, us, them, us_bp, them_bp):
+        """Evaluations in units of `quant.OUT_SCALE` centipawns for index batches (B, 38) of the
+        side to move (`us`) and of the other side."""
+        n = us.shape[0]
+        idx = torch.cat([us, them])
+        bp = torch.cat([us_bp, them_bp])
+        acc = FactorisedRows.apply(idx, bp, self.ft_w, self.ft_p, self.ft_w_grad, self.ft_p_grad, self.touched)
+        acc = acc + self.ft_bias
+        acc = acc.clamp(0.0, 1.0)
+        x = torch.cat([acc[:n], acc[n:]], dim=1)
+        h1 = self.l1(x).clamp(0.0, 1.0)
+        h2 = self.l2(h1).clamp(0.0, 1.0)
+        return self.out(h2)[:, 0]
+
+    def attach_sparse_grad(self):
+        """Makes the accumulated buffers the gradients of ft_w and ft_p (before the optimizer
+        step)."""
+        self.ft_w.grad = self.ft_w_grad
+        self.ft_p.grad = self.ft_p_grad
+
+    def clear_sparse_grad(self):
+        self.ft_w_grad.zero_()
+        self.ft_p_grad.zero_()
+        self.touched.clear()
+
+    @torch.no_grad()
+    def shrink_(self, amount):
+        """L1 proximal step on the king-specific rows of the last batch: moves every weight
+        `amount` towards zero, stopping at zero (exact zeros keep the compact form small and
+        leave to the P factor what no king square needs)."""
+        for rows in self.touched:
+            self.ft_w[rows] = F.softshrink(self.ft_w[rows], amount)
+
+    @torch.no_grad()
+    def clip_(self, fv_scale):
+        """Keeps the layer weights inside what the engine's i8 weights can represent."""
+        h = quant.hidden_limit()
+        lo = -128 / quant.HIDDEN_SCALE
+        self.l1.weight.clamp_(lo, h)
+        self.l2.weight.clamp_(lo, h)
+        o = quant.out_limit(fv_scale)
+        self.out.weight.clamp_(-128 / 127 * o, o)
+
+    def float_params(self):
+        """The parameters as numpy arrays under `quant.PARAM_SHAPES` names."""
+
+        def a(t):
+            return t.detach().float().cpu().numpy()
+
+        return {
+            "ft_bias": a(self.ft_bias),
+            "ft_p": a(self.ft_p),
+            "ft_w": a(self.ft_w),
+            "l1_w": a(self.l1.weight),
+            "l1_b": a(self.l1.bias),
+            "l2_w": a(self.l2.weight),
+            "l2_b": a(self.l2.bias),
+            "out_w": a(self.out.weight),
+            "out_b": a(self.out.bias),
+        }

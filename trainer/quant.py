@@ -1,0 +1,153 @@
+"""Float parameters -> the quantised integer net, and both forward passes (numpy only).
+
+Float network (what `model.Net` computes), per perspective p:
+    acc_p = ft_bias + sum over its 38 features (k, bp) of (ft_p[bp] + ft_w[k * 1548 + bp])
+    x  = clamp(acc_stm, 0, 1) ++ clamp(acc_other, 0, 1)
+    h1 = clamp(l1_w @ x + l1_b, 0, 1);  h2 = clamp(l2_w @ h1 + l2_b, 0, 1)
+    eval_cp = OUT_SCALE * (out_w @ h2 + out_b)
+`ft_p` is the king-independent piece-square factor, `ft_w` the king-specific part.
+
+Quantisation (the engine's arithmetic, docs/nnue-format.md): an activation of 1.0 is 127; hidden
+weights are scaled by 64 (the engine shifts sums right by 6); the output is `out / FV_SCALE`, so
+the output layer is scaled by `FV_SCALE * OUT_SCALE / 127`:
+    ft_weight = round(127 ft_p[bp]) + round(127 ft_w)   (i16; the two parts are rounded separately
+                                                       so that a zero king-specific weight stays
+                                                       exactly the piece-square value)
+    ft_bias = round(127 b)                             (i16)
+    w1, w2 = round(64 w)                               (i8: |w| <= 127/64 in float)
+    b1, b2 = round(127 * 64 b) + 32                    (i32; +32 turns the engine's floor shift
+                                                       into rounding to nearest)
+    w3 = round(FV_SCALE * OUT_SCALE / 127 * w)         (i8)
+    b3 = round(FV_SCALE * OUT_SCALE * b)               (i32)
+`model.Net.clip_` keeps the float weights inside what i8 can represent while training.
+"""
+
+import numpy as np
+
+from .nnbin import DEFAULT_FV_SCALE, FE_END, MAX_EVAL, NUM_FEATURES, QuantNet
+from .features import feature_indices
+
+OUT_SCALE = 600.0  # centipawns per unit of the float output ("nnue2score" in nnue-pytorch)
+ACT_ONE = 127  # an activation of 1.0
+HIDDEN_SCALE = 64  # 2 ** WEIGHT_SHIFT
+
+PARAM_SHAPES = {
+    "ft_bias": (256,),
+    "ft_p": (FE_END, 256),
+    "ft_w": (NUM_FEATURES, 256),
+    "l1_w": (32, 512),
+    "l1_b": (32,),
+    "l2_w": (32, 32),
+    "l2_b": (32,),
+    "out_w": (1, 32),
+    "out_b": (1,),
+}
+
+
+def hidden_limit():
+    """Largest |weight| of a hidden layer an i8 can hold (float units)."""
+    return 127 / HIDDEN_SCALE
+
+
+def out_weight_scale(fv_scale=DEFAULT_FV_SCALE):
+    return fv_scale * OUT_SCALE / ACT_ONE
+
+
+def out_limit(fv_scale=DEFAULT_FV_SCALE):
+    """Largest |weight| of the output layer an i8 can hold (float units)."""
+    return 127 / out_weight_scale(fv_scale)
+
+
+def _round(a, lo, hi, dtype):
+    return np.clip(np.rint(np.asarray(a, np.float64)), lo, hi).astype(dtype)
+
+
+def quantise_p(ft_p):
+    """The rounded piece-square factor (1548, 256) int32: every feature row of the exported
+    transformer is this row plus the rounded king-specific weights."""
+    return _round(np.asarray(ft_p) * ACT_ONE, -32767, 32767, np.int32)
+
+
+def quantise(params, fv_scale=DEFAULT_FV_SCALE, chunk=8192):
+    """The `QuantNet` of a float parameter dict (see `PARAM_SHAPES`)."""
+    for k, shape in PARAM_SHAPES.items():
+        if tuple(np.shape(params[k])) != shape:
+            raise ValueError(f"{k}: shape {np.shape(params[k])}, expected {shape}")
+    qp = quantise_p(params["ft_p"])
+    ft_weight = np.empty((NUM_FEATURES, 256), np.int16)
+    ft_w = params["ft_w"]
+    for lo in range(0, NUM_FEATURES, chunk):
+        hi = min(lo + chunk, NUM_FEATURES)
+        qw = _round(np.asarray(ft_w[lo:hi]) * ACT_ONE, -65534, 65534, np.int32)
+        bp = np.arange(lo, hi) % FE_END
+        ft_weight[lo:hi] = np.clip(qp[bp] + qw, -32767, 32767)
+    i32 = (-(2**31), 2**31 - 1)
+    w3s = out_weight_scale(fv_scale)
+    return QuantNet(
+        ft_bias=_round(np.asarray(params["ft_bias"]) * ACT_ONE, -32767, 32767, np.int16),
+        ft_weight=ft_weight,
+        b1=_round(np.asarray(params["l1_b"]) * ACT_ONE * HIDDEN_SCALE + 32, *i32, np.int32),
+        w1=_round(np.asarray(params["l1_w"]) * HIDDEN_SCALE, -128, 127, np.int8),
+        b2=_round(np.asarray(params["l2_b"]) * ACT_ONE * HIDDEN_SCALE + 32, *i32, np.int32),
+        w2=_round(np.asarray(params["l2_w"]) * HIDDEN_SCALE, -128, 127, np.int8),
+        b3=_round(np.asarray(params["out_b"]) * fv_scale * OUT_SCALE, *i32, np.int32),
+        w3=_round(np.asarray(params["out_w"]) * w3s, -128, 127, np.int8),
+    )
+
+
+def _perspectives(bp, kings, stm):
+    """Feature indices (N, 38) of the side to move and of the other side."""
+    black = feature_indices(bp, kings, 0)
+    white = feature_indices(bp, kings, 1)
+    s = (np.asarray(stm) != 0)[:, None]
+    return np.where(s, white, black), np.where(s, black, white)
+
+
+def _wrap16(a):
+    return ((a.astype(np.int64) + 32768) & 0xFFFF) - 32768
+
+
+def quant_eval(net: QuantNet, bp, kings, stm, fv_scale=DEFAULT_FV_SCALE, chunk=2048):
+    """Integer evaluations (side to move's view, after `/ fv_scale`), exactly as the engine."""
+    n = len(stm)
+    out = np.empty(n, np.int64)
+    w1 = net.w1.astype(np.int64)
+    w2 = net.w2.astype(np.int64)
+    w3 = net.w3.astype(np.int64)
+    for lo in range(0, n, chunk):
+        hi = min(lo + chunk, n)
+        us, them = _perspectives(bp[lo:hi], kings[lo:hi], stm[lo:hi])
+        xs = []
+        for idx in (us, them):
+            acc = net.ft_bias.astype(np.int64) + net.ft_weight[idx].astype(np.int64).sum(axis=1)
+            xs.append(np.clip(_wrap16(acc), 0, 127))
+        x = np.concatenate(xs, axis=1)
+        h1 = np.clip((net.b1.astype(np.int64) + x @ w1.T) >> 6, 0, 127)
+        h2 = np.clip((net.b2.astype(np.int64) + h1 @ w2.T) >> 6, 0, 127)
+        raw = net.b3.astype(np.int64)[0] + (h2 @ w3.T)[:, 0]
+        v = np.abs(raw) // max(fv_scale, 1) * np.sign(raw)  # C division: toward zero
+        out[lo:hi] = np.clip(v, -MAX_EVAL, MAX_EVAL)
+    return out
+
+
+def float_eval(params, bp, kings, stm, chunk=2048):
+    """The float network's evaluations in centipawns (side to move's view)."""
+    n = len(stm)
+    out = np.empty(n, np.float64)
+    ft_p = np.asarray(params["ft_p"], np.float64)
+    for lo in range(0, n, chunk):
+        hi = min(lo + chunk, n)
+        us, them = _perspectives(bp[lo:hi], kings[lo:hi], stm[lo:hi])
+        xs = []
+        for idx in (us, them):
+            acc = np.asarray(params["ft_bias"], np.float64) + np.asarray(
+                params["ft_w"][idx.ravel()], np.float64
+            ).reshape(idx.shape + (256,)).sum(axis=1)
+            acc += ft_p[idx % FE_END].sum(axis=1)
+            xs.append(np.clip(acc, 0, 1))
+        x = np.concatenate(xs, axis=1)
+        h1 = np.clip(x @ np.asarray(params["l1_w"], np.float64).T + params["l1_b"], 0, 1)
+        h2 = np.clip(h1 @ np.asarray(params["l2_w"], np.float64).T + params["l2_b"], 0, 1)
+        out[lo:hi] = OUT_SCALE * ((h2 @ np.asarray(params["out_w"], np.float64).T)[:, 0] + params["out_b"][0])
+    return out
+

@@ -1,0 +1,118 @@
+"""End to end with torch (`make test-trainer`, seconds): a few hundred positions -> train ->
+nn.bin; the torch forward pass equals the numpy float pass; the sparse gradient equals autograd's
+dense one; resuming continues the run; the exported net loads and its integer pass stays close
+to the float net."""
+
+import csv
+import os
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+
+from trainer import compact, data, nnbin, psv, quant, sfen, train
+from trainer.model import FactorisedRows, Net
+from trainer.tests.test_export import test_sfens
+
+
+def make_data(path, n=600, seed=2):
+    """PackedSfenValue records of tests/data positions with made-up scores that depend on the
+    material balance (so that there is something to learn), and results drawn from them."""
+    rng = np.random.default_rng(seed)
+    sfens = test_sfens()
+    values = {1: 90, 2: 300, 3: 300, 4: 450, 5: 600, 6: 700, 7: 500}
+    recs = np.zeros(n, psv.DTYPE)
+    for i in range(n):
+        s = sfens[i % len(sfens)]
+        board, hands, stm = sfen.parse(s)
+        mat = sum(values.get(int(pc) & 15 if int(pc) & 15 < 8 else 7, 0) * (1 if pc < 16 else -1)
+                  for pc in board if pc and int(pc) & 15 != 8)
+        mat += sum(values[t] * (hands[0][t] - hands[1][t]) for t in range(1, 8))
+        score = int(np.clip(mat * (1 if stm == 0 else -1) + rng.normal(0, 50), -3000, 3000))
+        recs[i]["sfen"] = psv.encode(board, hands, stm)
+        recs[i]["score"] = score
+        recs[i]["game_result"] = 1 if rng.random() < 1 / (1 + np.exp(-score / 600)) else -1
+    recs.tofile(path)
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+class EndToEnd(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.set_num_threads(2)
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.data = os.path.join(cls.tmp.name, "train.bin")
+        make_data(cls.data)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def run_train(self, *extra):
+        out = os.path.join(self.tmp.name, "nn.bin")
+        args = ["--data", self.data, "--out", out, "--batch-size", "64", "--lr", "3e-3",
+                "--compact", os.path.join(self.tmp.name, "nn.hnnc"), "--val-fraction", "0.1",
+                "--scale", "600", "--ft-l1", "0.01", *extra]
+        train.main(args)
+        return out
+
+    def test_train_resume_export(self):
+        out = self.run_train("--epochs", "3")
+        rows = read_csv(out[:-4] + ".csv")
+        self.assertEqual([r["epoch"] for r in rows], ["1", "2", "3"])
+        self.assertLess(float(rows[-1]["train_loss"]), float(rows[0]["train_loss"]))
+        out = self.run_train("--epochs", "5", "--resume")
+        rows = read_csv(out[:-4] + ".csv")
+        self.assertEqual([r["epoch"] for r in rows], ["1", "2", "3", "4", "5"])
+        net = nnbin.read(out)
+        with open(os.path.join(self.tmp.name, "nn.hnnc"), "rb") as f:
+            rebuilt = compact.decode(f.read())
+        with open(out, "rb") as f:
+            self.assertEqual(rebuilt, f.read())
+        # The exported net follows the checkpoint's float weights.
+        model = Net()
+        ck = torch.load(out[:-4] + ".ckpt", weights_only=True)
+        model.load_state_dict(ck["model"])
+        params = model.float_params()
+        pos = data.load([self.data], log=None)
+        q = quant.quant_eval(net, pos.bp, pos.kings, pos.stm)
+        f = quant.float_eval(params, pos.bp, pos.kings, pos.stm)
+        self.assertLess(np.abs(q - f).mean(), max(10.0, 0.1 * np.abs(f).mean()))
+        self.assertGreater(np.corrcoef(q, f)[0, 1], 0.95)
+
+    def test_torch_forward_equals_numpy_float_pass(self):
+        model = Net(seed=3)
+        with torch.no_grad():
+            model.ft_w.normal_(0, 0.02)
+        pos = data.load([self.data], log=None)
+        b = train.Batches(pos, torch.device("cpu"))
+        with torch.no_grad():
+            z = model(*b.get(torch.arange(len(pos)))[:4]).numpy() * quant.OUT_SCALE
+        f = quant.float_eval(model.float_params(), pos.bp, pos.kings, pos.stm)
+        np.testing.assert_allclose(z, f, atol=1e-2)
+
+    def test_sparse_gradients_equal_autograd(self):
+        torch.manual_seed(0)
+        w = torch.randn(3 * 1548, 8, requires_grad=True)
+        p = torch.randn(1548, 8, requires_grad=True)
+        w_buf, p_buf = torch.zeros(3 * 1548, 8), torch.zeros(1548, 8)
+        idx = torch.randint(0, 3 * 1548, (7, 5))
+        idx[0, 1] = idx[0, 0]  # a feature twice in one bag
+        g = torch.randn(7, 8)
+        (FactorisedRows.apply(idx, idx % 1548, w, p, w_buf, p_buf, []) * g).sum().backward()
+        self.assertIsNone(w.grad)
+        w2 = w.detach().clone().requires_grad_(True)
+        p2 = p.detach().clone().requires_grad_(True)
+        emb = torch.nn.functional.embedding_bag
+        ((emb(idx, w2, mode="sum") + emb(idx % 1548, p2, mode="sum")) * g).sum().backward()
+        torch.testing.assert_close(w_buf, w2.grad)
+        torch.testing.assert_close(p_buf, p2.grad)
+
+
+if __name__ == "__main__":
+    unittest.main()
