@@ -13,6 +13,7 @@ pub mod mate;
 pub mod perft;
 pub mod position;
 pub mod search;
+pub mod tools;
 pub mod tune;
 pub mod types;
 pub mod usi;

@@ -49,6 +49,9 @@ enum Command {
     /// Tune the embedded evaluation: make self-play data, then fit the weights to it.
     #[command(subcommand)]
     Tune(TuneCommand),
+    /// Self-play training data for NNUE (YaneuraOu PackedSfenValue .bin and compact game
+    /// records); `gensfen convert` and `gensfen merge` work on the records.
+    Gensfen(hayate::tools::gensfen::GensfenArgs),
 }
 
 #[derive(Subcommand)]
@@ -299,6 +302,7 @@ fn main() {
             };
             run_tune_fit(&data, &out, config)
         }
+        Some(Command::Gensfen(args)) => hayate::tools::gensfen::main(args),
         None => match hayate::usi::load_options(cli.config.as_deref()) {
             Ok((options, problem)) => {
                 hayate::usi::run(options, problem);
