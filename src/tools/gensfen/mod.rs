@@ -137,11 +137,10 @@ pub struct MergeArgs {
     pub bin: Option<PathBuf>,
 }
 
-/// The file name and content fingerprint of `path`, for a header.
-fn file_id(path: &std::path::Path, bytes: &[u8]) -> String {
-    let name =
-        path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    format!("{name} fnv:{:016x}", codec::fnv1a64(bytes))
+/// A file's content fingerprint, for a header. The name is left out, so that a copy of the file
+/// elsewhere, or under another name, resumes the same run.
+fn file_id(bytes: &[u8]) -> String {
+    format!("fnv:{:016x}", codec::fnv1a64(bytes))
 }
 
 /// Builds the generation settings from the options (reads the openings and the net).
@@ -150,7 +149,7 @@ pub fn generate_config(a: &GenerateArgs) -> Result<generate::GenConfig, String> 
     let (openings, openings_id) = match &a.openings {
         Some(path) => {
             let (list, bytes) = opening::read_openings(path)?;
-            (list, file_id(path, &bytes))
+            (list, file_id(&bytes))
         }
         None => (Vec::new(), "none".to_string()),
     };
@@ -158,10 +157,7 @@ pub fn generate_config(a: &GenerateArgs) -> Result<generate::GenConfig, String> 
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let net = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-            (
-                Some((Arc::new(net), a.fv_scale)),
-                format!("nnue {} fv_scale {}", file_id(path, &bytes), a.fv_scale),
-            )
+            (Some((Arc::new(net), a.fv_scale)), format!("nnue {} fv_scale {}", file_id(&bytes), a.fv_scale))
         }
         None => (None, "embedded".to_string()),
     };
