@@ -225,6 +225,15 @@ fn open_shard(config: &GenConfig, hgr: &Path, bin: &Path) -> Result<(File, File,
     Ok((hgr_file, bin_file, games, kept))
 }
 
+/// Everything the game threads share.
+struct Shared {
+    /// The shard's next game to start (its position in the shard, not the game number).
+    next_game: AtomicU64,
+    /// Set when writing failed: the threads stop.
+    failed: AtomicBool,
+    sink: Mutex<Sink>,
+}
+
 /// The writer side: games wait here until every earlier game of the shard is written.
 struct Sink {
     next: u64,
@@ -292,24 +301,26 @@ pub fn run(config: &GenConfig) -> Result<Summary, String> {
         );
     }
     let start = Instant::now();
-    let sink = Mutex::new(Sink {
-        next: done,
-        pending: BTreeMap::new(),
-        hgr: BufWriter::new(hgr),
-        bin: BufWriter::new(bin),
-        stats: Stats::default(),
-        error: None,
-        last_report: start,
-        psv: Vec::new(),
-    });
-    let next = AtomicU64::new(done);
-    let failed = AtomicBool::new(false);
+    let shared = Shared {
+        next_game: AtomicU64::new(done),
+        failed: AtomicBool::new(false),
+        sink: Mutex::new(Sink {
+            next: done,
+            pending: BTreeMap::new(),
+            hgr: BufWriter::new(hgr),
+            bin: BufWriter::new(bin),
+            stats: Stats::default(),
+            error: None,
+            last_report: start,
+            psv: Vec::new(),
+        }),
+    };
     std::thread::scope(|s| {
         for _ in 0..config.threads.max(1) {
             s.spawn(|| {
                 let mut player = Player::new(config.hash_mb, config.network.as_ref());
-                while !failed.load(Ordering::Relaxed) {
-                    let j = next.fetch_add(1, Ordering::Relaxed);
+                while !shared.failed.load(Ordering::Relaxed) {
+                    let j = shared.next_game.fetch_add(1, Ordering::Relaxed);
                     if total.is_some_and(|t| j >= t) {
                         break;
                     }
@@ -326,11 +337,11 @@ pub fn run(config: &GenConfig) -> Result<Summary, String> {
                         outcome: played.outcome,
                         end: played.end,
                     };
-                    let mut sink = sink.lock().expect("not poisoned");
+                    let mut sink = shared.sink.lock().expect("not poisoned");
                     sink.pending.insert(j, (game, played.nodes));
                     if let Err(e) = sink.drain() {
                         sink.error = Some(e);
-                        failed.store(true, Ordering::Relaxed);
+                        shared.failed.store(true, Ordering::Relaxed);
                         break;
                     }
                     if sink.last_report.elapsed().as_secs() >= config.progress_secs {
@@ -349,7 +360,7 @@ pub fn run(config: &GenConfig) -> Result<Summary, String> {
             });
         }
     });
-    let sink = sink.into_inner().expect("not poisoned");
+    let sink = shared.sink.into_inner().expect("not poisoned");
     if let Some(e) = sink.error {
         return Err(e);
     }
