@@ -17,7 +17,9 @@
 //! seed                             varint, the run's seed
 //! index                            varint, the game's number in the run
 //! outcome                          1 byte: 0 draw, 1 black wins, 2 white wins
-//! end                              1 byte: how the game ended (`EndReason`)
+//! end                              1 byte: how the game ended: 0 max-ply, 1 adjudicated,
+//!                                  2 mate-score, 3 no-legal-move, 4 declaration, 5 repetition,
+//!                                  6 perpetual-check
 //! start                            1 byte: 0 the start position; 1 an SFEN, then its length
 //!                                  (varint) and its text
 //! setup count, setup moves         varint, then one move each: the opening line and the random
@@ -26,7 +28,9 @@
 //!                                  zigzag(score + previous ply's score) * 2 + keep, a varint
 //! ```
 //! A move is its index (varint) in the list of legal moves of the position, non-promotions
-//! included, sorted by [`Move::bits`]: one byte for almost every move. Scores are the side to
+//! included, sorted by [`Move::bits`] (Hayate's 16-bit move: to | from << 7 | promote << 14 |
+//! drop << 15, a drop's kind in place of `from`; the format depends on this order): one byte for
+//! almost every move. Scores are the side to
 //! move's; a score is usually close to minus the previous one (0 before the first searched ply),
 //! so the sum is small. `keep` marks the plies that are training positions. Varints are LEB128
 //! (7 bits a byte, low bits first). With the scores about 2.5 bytes a ply.
