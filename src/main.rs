@@ -49,6 +49,9 @@ enum Command {
     /// Tune the embedded evaluation: make self-play data, then fit the weights to it.
     #[command(subcommand)]
     Tune(TuneCommand),
+    /// Self-play training data for NNUE (YaneuraOu PackedSfenValue .bin and compact game
+    /// records); `gensfen convert` and `gensfen merge` work on the records.
+    Gensfen(hayate::tools::gensfen::GensfenArgs),
 }
 
 #[derive(Subcommand)]
@@ -139,6 +142,7 @@ fn main() {
             };
             tools::tune::commands::fit(&data, &out, &config, &mut print)
         }
+        Some(Command::Gensfen(args)) => hayate::tools::gensfen::main(args),
         None => hayate::engine::options::load_options(cli.config.as_deref())
             .map(|(options, problem)| hayate::usi::run(options, problem)),
     };

@@ -4,10 +4,12 @@
 //! The position knows nothing of evaluation or search. Files beside this one each add one concept
 //! as an `impl Position` block: `sfen.rs` (reading and writing SFEN, and the position that USI
 //! `position` arguments describe), `movegen.rs` (legal and staged move generation), `see.rs`
-//! (static exchange evaluation), `rules.rs` (repetition, declaration and move-limit verdicts).
+//! (static exchange evaluation), `rules.rs` (repetition, declaration and move-limit verdicts), `packed.rs` (YaneuraOu's 256-bit packed
+//! position).
 
 mod mate1;
 mod movegen;
+mod packed;
 mod rules;
 pub mod see;
 mod sfen;
@@ -15,6 +17,7 @@ mod sfen;
 pub use movegen::{
     generate, generate_legal, GenType, MoveCounter, MoveList, MoveSink, MoveTarget, MAX_MOVES,
 };
+pub use packed::{PackError, PackedSfen};
 pub use rules::{Declaration, DeclarationRule, Repetition};
 pub use sfen::{IllegalMoveInList, PieceLimits, PositionArgsError, SfenError, STARTPOS};
 

@@ -239,12 +239,24 @@ impl Position {
                 _ => return Err(syntax(format!("move number must be a positive integer, not '{s}'"))),
             },
         };
+        Position::from_parts(&board, side, hands, ply, limits)
+    }
 
+    /// Builds a position from its parts (each square at most once), with every check of
+    /// [`Position::from_sfen_with`] beyond the syntax: piece counts, kings, two pawns on a file,
+    /// immobile pieces, the side not to move in check.
+    pub(super) fn from_parts(
+        board: &[(Square, Piece)],
+        side: Color,
+        hands: [Hand; 2],
+        ply: u32,
+        limits: PieceLimits,
+    ) -> Result<Position, SfenError> {
         // Piece counts, kings, pawns per file, immobile pieces.
         let mut counts = [0u32; PieceType::NUM];
         let mut kings = [0u32; 2];
         let mut pawn_files = [[false; 9]; 2];
-        for &(sq, pc) in &board {
+        for &(sq, pc) in board {
             let pt = pc.piece_type();
             let c = pc.color();
             if pt == PieceType::King {
@@ -283,7 +295,7 @@ impl Position {
         }
 
         let mut pos = Position::empty();
-        for &(sq, pc) in &board {
+        for &(sq, pc) in board {
             pos.put_piece(pc, sq);
         }
         pos.side_to_move = side;

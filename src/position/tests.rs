@@ -357,3 +357,85 @@ fn declaration_rule_names_round_trip() {
         assert_eq!(DeclarationRule::from_name(name).map(DeclarationRule::name), Some(name));
     }
 }
+
+#[test]
+fn packed_round_trips() {
+    let mut n = 0;
+    for pos in random_positions(60, 160, 7) {
+        let packed = match pos.to_packed() {
+            Ok(p) => p,
+            Err(e) => {
+                // Only the one-king test positions cannot be packed.
+                assert_eq!(e, PackError::MissingKing, "{}", pos.to_sfen());
+                continue;
+            }
+        };
+        assert_eq!(packed.side_to_move(), pos.side_to_move());
+        let back = Position::from_packed(&packed, pos.game_ply()).unwrap();
+        assert_eq!(back.to_sfen(), pos.to_sfen());
+        assert_eq!(back.key(), pos.key());
+        assert_eq!(back.to_packed().unwrap(), packed);
+        back.check_consistency().unwrap();
+        n += 1;
+    }
+    assert!(n > 5000, "{n} positions");
+    // The start position, as cshogi packs it.
+    let start = Position::startpos().to_packed().unwrap();
+    let hex: String = start.0.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(hex, "58a451220ceb67227e9653221caf447824c22b119e53221ceb6f223e9651220c");
+    // Pieces out of the game (the piece box), promoted pieces, full hands.
+    for sfen in [
+        "3lkl3/9/4G4/9/9/9/9/9/4K4 b P 1",
+        "4k4/9/9/9/9/9/9/9/4K4 b 2R2B4G4S4N4L18P 1",
+        "4k4/9/9/9/9/9/9/9/4K4 w - 1",
+        "+R+N+SGKG+S+N+R/+B+N+SG+LG+S+N+B/P+LPP+LPP+LP/1P2P2P1/9/9/9/9/4k4 b 9P 200",
+        "8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2+p3L w Sbgn3p 124",
+    ] {
+        let pos = Position::from_sfen(sfen).unwrap();
+        let packed = pos.to_packed().unwrap();
+        assert_eq!(Position::from_packed(&packed, pos.game_ply()).unwrap().to_sfen(), sfen);
+    }
+}
+
+#[test]
+fn unpackable_positions_and_malformed_bits_are_errors() {
+    let one_king = Position::from_sfen("4k4/9/9/9/9/9/9/9/9 b 16P 1").unwrap();
+    assert_eq!(one_king.to_packed(), Err(PackError::MissingKing));
+    let too_many =
+        Position::from_sfen_with("4k4/9/9/9/9/9/9/9/4K4 b 3R2B4G4S4N4L18P 1", PieceLimits::Extended).unwrap();
+    assert_eq!(too_many.to_packed(), Err(PackError::TooManyPieces(PieceType::Rook)));
+    // Both kings on 1a; a king square beyond the board; a missing king.
+    assert!(matches!(Position::from_packed(&PackedSfen([0; 32]), 1), Err(PackError::Malformed(_))));
+    assert!(matches!(Position::from_packed(&PackedSfen([0xff; 32]), 1), Err(PackError::Malformed(_))));
+    let mut b = Position::startpos().to_packed().unwrap();
+    b.0[0] = (b.0[0] & 1) | (81 << 1); // black king "off the board"
+    assert_eq!(Position::from_packed(&b, 1).unwrap_err(), PackError::MissingKing);
+    // Every single-bit corruption of real positions and random bytes: an error or a legal
+    // position that packs back to canonical bits, never a panic.
+    let mut s = 5;
+    let mut accepted = 0;
+    for pos in random_positions(4, 120, 3) {
+        let Ok(good) = pos.to_packed() else { continue };
+        for bit in 0..256 {
+            let mut bad = good;
+            bad.0[bit / 8] ^= 1 << (bit % 8);
+            if let Ok(p) = Position::from_packed(&bad, 1) {
+                accepted += 1;
+                p.check_consistency().unwrap();
+                let again = Position::from_packed(&p.to_packed().unwrap(), 1).unwrap();
+                assert_eq!(again.to_sfen(), p.to_sfen());
+            }
+        }
+    }
+    for _ in 0..20000 {
+        let mut bytes = [0u8; 32];
+        for b in bytes.iter_mut() {
+            *b = rand(&mut s) as u8;
+        }
+        if let Ok(p) = Position::from_packed(&PackedSfen(bytes), 1) {
+            p.check_consistency().unwrap();
+        }
+    }
+    // Colour flips of a piece keep a valid encoding; a few must be accepted.
+    assert!(accepted > 0);
+}

@@ -1,4 +1,5 @@
-//! Tools: the work behind the command-line subcommands (`hayate perft`, `bench`, `tune`), shared
+//! Tools: the work behind the command-line subcommands (`hayate perft`, `bench`, `tune`,
+//! `gensfen`), shared
 //! with the USI debug commands (`go perft`, `bench`). A tool hands its report over line by line
 //! (`out`), so that the command line prints it and a front end sends it; progress of long runs goes
 //! to stderr.
@@ -7,5 +8,6 @@
 //! nothing below imports them.
 
 pub mod bench;
+pub mod gensfen;
 pub mod perft;
 pub mod tune;

@@ -1,15 +1,17 @@
 //! Self-play data for tuning the embedded evaluation: games between two copies of the engine at a
-//! fixed node count, each quiet position kept with the search's score and, once the game is over,
-//! its result.
+//! fixed node count (played by `gensfen`'s player), each quiet position kept with the search's
+//! score and, once the game is over, its result.
 //!
 //! A record is one line: `<sfen>\t<score>\t<result>`, both from the side to move's view: the
 //! search score in evaluation units and the game result (1 win, 0.5 draw, 0 loss).
 
-use crate::position::{MoveList, Position, Repetition};
-use crate::search::{BestMove, Limits, Recorder, SearchConfig, ThreadPool, TranspositionTable};
-use crate::types::{Color, Move, Score};
+use crate::position::Position;
+use crate::tools::gensfen::opening::{game_start, Opening, Rng};
+use crate::tools::gensfen::player::{PlayConfig, Player};
+use crate::tools::gensfen::record::Outcome;
+use crate::types::Color;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// How the games are played.
 #[derive(Clone, Debug)]
@@ -25,7 +27,7 @@ pub struct SelfPlayConfig {
     /// opening, for variety.
     pub random_plies: usize,
     pub seed: u64,
-    /// A game still running after this many plies is a draw.
+    /// A game whose move number passes this is a draw.
     pub max_plies: u32,
     /// A game is adjudicated once both sides' scores agree on at least this for `adjudicate_plies`
     /// plies in a row.
@@ -96,122 +98,38 @@ pub struct GameSummary {
     pub records: Vec<Record>,
 }
 
-/// A small deterministic generator (xorshift64*), so a seed reproduces the games.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n.max(1)
-    }
-}
-
-/// The position an opening line (`position` arguments) sets up; an illegal move is an error.
-fn parse_opening(line: &str) -> Result<Position, String> {
-    let tokens: Vec<&str> = line.split_whitespace().collect();
-    match Position::from_usi_args(&tokens) {
-        Ok((p, None)) => Ok(p),
-        Ok((_, Some(illegal))) => Err(format!("opening '{line}': {illegal}")),
-        Err(e) => Err(format!("opening '{line}': {e}")),
-    }
-}
-
-/// A game's start: one of `openings` (the start position when there are none), then the random
-/// moves.
-fn start_position(openings: &[Position], random_plies: usize, rng: &mut Rng) -> Position {
-    let mut pos =
-        if openings.is_empty() { Position::startpos() } else { openings[rng.below(openings.len())].clone() };
-    for _ in 0..random_plies {
-        // Moves that do not hand material over at once (SEE >= 0), so the random part varies the
-        // game without deciding it.
-        let moves: Vec<Move> =
-            MoveList::legal(&pos, false).iter().copied().filter(|&m| pos.see_ge(m, 0)).collect();
-        if moves.is_empty() {
-            break;
-        }
-        let m = moves[rng.below(moves.len())];
-        pos.do_move(m);
-    }
-    pos
-}
-
-/// Plays one game from `pos`; the result is for black.
-fn play_game(
-    mut pos: Position,
-    config: &SelfPlayConfig,
-    pool: &mut ThreadPool,
-    tt: &Arc<TranspositionTable>,
-) -> GameSummary {
-    let search_config = SearchConfig { draw_value_black: 0, draw_value_white: 0, ..SearchConfig::default() };
-    tt.clear();
-    pool.clear();
-    let mut kept: Vec<(String, i32, Color)> = Vec::new();
-    let mut plies = 0;
-    // Consecutive plies whose score (for black) is beyond the adjudication bound, and its sign.
-    let mut streak = (0u32, 0i32);
-    let black_result = loop {
-        let us = pos.side_to_move();
-        let for_us = |r: f32| if us == Color::Black { r } else { 1.0 - r };
-        if plies >= config.max_plies {
-            break 0.5;
-        }
-        match pos.fourfold_repetition() {
-            Some(Repetition::Win) => break for_us(1.0),
-            Some(Repetition::Lose) => break for_us(0.0),
-            Some(_) => break 0.5,
-            None => {}
-        }
-        if MoveList::legal(&pos, false).is_empty() {
-            break for_us(0.0);
-        }
-        let recorder = Arc::new(Recorder::default());
-        let limits = Limits { nodes: Some(config.nodes), ..Limits::default() };
-        pool.search_sync(&pos, limits, search_config.clone(), Arc::clone(tt), Arc::clone(&recorder) as _);
-        let best = recorder.best();
-        // The last score of the first line.
-        let score = recorder.infos().iter().rev().find(|i| i.multipv == 1).map(|i| i.score);
-        let m: Move = match best {
-            Some(BestMove::Move { best, .. }) => best,
-            Some(BestMove::Win) => break for_us(1.0),
-            Some(BestMove::Resign) | None => break for_us(0.0),
-        };
-        match score {
-            Some(Score::Mate(n)) => break for_us(if n > 0 { 1.0 } else { 0.0 }),
-            Some(Score::Cp(cp)) => {
-                let black_cp = if us == Color::Black { cp } else { -cp };
-                let sign = black_cp.signum();
-                if black_cp.abs() >= config.adjudicate_score {
-                    streak = if streak.1 == sign { (streak.0 + 1, sign) } else { (1, sign) };
-                    if streak.0 >= config.adjudicate_plies {
-                        break if sign > 0 { 1.0 } else { 0.0 };
-                    }
-                } else {
-                    streak = (0, 0);
-                }
-                let quiet = !pos.is_capture(m) && !m.is_promotion();
-                if quiet && !pos.in_check() && cp.abs() <= config.max_record_score {
-                    kept.push((pos.to_sfen(), cp, us));
-                }
-            }
-            None => {}
-        }
-        pos.do_move(m);
-        plies += 1;
+/// Plays one game from `pos` (the shared self-play player of `gensfen`) and turns its kept
+/// positions into records.
+fn play_game(pos: Position, config: &SelfPlayConfig, player: &mut Player) -> GameSummary {
+    let play = PlayConfig {
+        nodes: Some(config.nodes),
+        depth: None,
+        max_ply: config.max_plies,
+        resign_score: config.adjudicate_score,
+        resign_plies: config.adjudicate_plies,
+        eval_limit: config.max_record_score,
+        min_ply: 0,
     };
-    let records = kept
-        .into_iter()
-        .map(|(sfen, score, c)| Record {
-            sfen,
-            score,
-            result: if c == Color::Black { black_result } else { 1.0 - black_result },
-        })
-        .collect();
-    GameSummary { plies, black_result, records }
+    let game = player.play(pos.clone(), &play);
+    let black_result = match game.outcome {
+        Outcome::BlackWins => 1.0,
+        Outcome::Draw => 0.5,
+        Outcome::WhiteWins => 0.0,
+    };
+    let mut pos = pos;
+    let mut records = Vec::new();
+    for p in &game.plies {
+        if p.keep {
+            let us = pos.side_to_move();
+            records.push(Record {
+                sfen: pos.to_sfen(),
+                score: p.score,
+                result: if us == Color::Black { black_result } else { 1.0 - black_result },
+            });
+        }
+        pos.do_move(p.mv);
+    }
+    GameSummary { plies: game.plies.len() as u32, black_result, records }
 }
 
 /// Plays `config.games` games on `config.threads` threads; `on_game(index, summary)` receives
@@ -220,28 +138,23 @@ pub fn play(
     config: &SelfPlayConfig,
     mut on_game: impl FnMut(usize, GameSummary) + Send,
 ) -> Result<(), String> {
-    // Check the openings up front, so a bad file fails before any game. (Each thread parses its
-    // own copies: a position is not shared between threads.)
-    for line in &config.openings {
-        parse_opening(line)?;
-    }
+    // Check the openings up front, so a bad file fails before any game.
+    let openings: Vec<Opening> =
+        config.openings.iter().map(|l| Opening::parse(l)).collect::<Result<_, _>>()?;
     let next = AtomicUsize::new(0);
     let sink = Mutex::new(&mut on_game);
     std::thread::scope(|s| {
         for _ in 0..config.threads.max(1) {
             s.spawn(|| {
-                let mut pool = ThreadPool::new(1);
-                let tt = Arc::new(TranspositionTable::new(config.hash_mb));
-                let openings: Vec<Position> =
-                    config.openings.iter().map(|l| parse_opening(l).expect("checked above")).collect();
+                let mut player = Player::new(config.hash_mb, None);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= config.games {
                         break;
                     }
                     let mut rng = Rng::new(config.seed.wrapping_mul(1_000_003).wrapping_add(i as u64));
-                    let pos = start_position(&openings, config.random_plies, &mut rng);
-                    let summary = play_game(pos, config, &mut pool, &tt);
+                    let (_, _, pos) = game_start(&openings, config.random_plies, &mut rng);
+                    let summary = play_game(pos, config, &mut player);
                     (*sink.lock().expect("not poisoned"))(i, summary);
                 }
             });
