@@ -12,7 +12,7 @@ pub mod output;
 pub mod position_cmd;
 
 use crate::eval::nnue::{Network, NnueError};
-use crate::eval::Evaluator;
+use crate::eval::{EvalType, Evaluator};
 use crate::position::{DeclarationRule, MoveList, Position};
 use crate::search::time::TimeOptions;
 use crate::search::{Limits, SearchConfig, ThreadPool, TranspositionTable};
@@ -102,17 +102,21 @@ impl Engine {
                 }
             };
         }
-        self.pool.set_network(self.net.as_ref(), self.fv_scale());
+        self.pool.set_network(self.eval_type(), self.net.as_ref(), self.fv_scale());
     }
 
     fn fv_scale(&self) -> i32 {
         self.options.int(options::FV_SCALE) as i32
     }
 
+    fn eval_type(&self) -> EvalType {
+        EvalType::from_name(self.options.text(options::EVAL_TYPE)).unwrap_or_default()
+    }
+
     /// An evaluator for the current position, as the search would use it.
     fn evaluator(&self) -> Evaluator {
         let mut e = Evaluator::default();
-        e.set_network(self.net.as_ref(), self.fv_scale());
+        e.configure(self.eval_type(), self.net.as_ref(), self.fv_scale());
         e.reset(&self.pos);
         e
     }
@@ -283,7 +287,7 @@ impl Engine {
             }
             GoCommand::Search(limits) => {
                 self.apply_resources();
-                self.pool.set_network(self.net.as_ref(), self.fv_scale());
+                self.pool.set_network(self.eval_type(), self.net.as_ref(), self.fv_scale());
                 let reporter = Arc::new(UsiReporter { ponder: self.options.bool(options::USI_PONDER) });
                 let config = self.search_config();
                 self.pool.start(&self.pos, limits, config, Arc::clone(&self.tt), reporter);
