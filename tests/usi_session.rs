@@ -490,6 +490,31 @@ fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
     assert_eq!(v, "eval = -79");
     e.send("go depth 3");
     e.bestmove(LONG);
+    // EvalType: the linear evaluation despite the net, then material only (black has a rook in
+    // hand, white's: +2 * 990 for black to move), with a search; back to the net.
+    let embedded = hayate::eval::embedded::evaluate(&hayate::position::Position::startpos());
+    e.send("setoption name EvalType value Linear");
+    e.send("eval");
+    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
+    assert_eq!(v, format!("eval = {embedded}"));
+    e.send("setoption name EvalType value Material");
+    e.send("eval");
+    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
+    assert_eq!(v, "eval = 0");
+    e.send("position sfen lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1");
+    e.send("eval");
+    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
+    assert_eq!(v, "eval = 1980");
+    e.send("go depth 4");
+    e.bestmove(LONG);
+    e.send("setoption name EvalType value Nonsense");
+    let lines = e.drain(Duration::from_millis(300));
+    assert!(lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
+    e.send("setoption name EvalType value Auto");
+    e.send("position startpos");
+    e.send("eval");
+    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
+    assert_eq!(v, "eval = -79");
     // A truncated file: reported, and the embedded evaluation plays.
     e.send(&format!("setoption name EvalFile value {}", bad.display()));
     e.send("isready");

@@ -44,7 +44,7 @@ pub mod mate;
 mod net;
 pub mod options;
 
-use crate::eval::Evaluator;
+use crate::eval::{EvalType, Evaluator};
 use crate::position::{MoveList, Position};
 use crate::search::{Limits, Reporter, SearchConfig, ThreadPool, TranspositionTable};
 use crate::types::Value;
@@ -125,7 +125,7 @@ impl Engine {
         self.pool.wait();
         self.apply_resources();
         let message = self.net.load(&self.options);
-        self.pool.set_network(self.net.net(), self.fv_scale());
+        self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
         message.into_iter().collect()
     }
 
@@ -144,7 +144,7 @@ impl Engine {
     pub fn start_search(&mut self, limits: Limits, reporter: Arc<dyn Reporter>) {
         self.stop_and_wait();
         self.apply_resources();
-        self.pool.set_network(self.net.net(), self.fv_scale());
+        self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
         let config = self.search_config();
         self.pool.start(&self.pos, limits, config, Arc::clone(&self.tt), reporter);
     }
@@ -186,10 +186,15 @@ impl Engine {
         self.mate.stop_and_wait();
     }
 
+    /// The evaluation the `EvalType` option selects.
+    fn eval_type(&self) -> EvalType {
+        EvalType::from_name(self.options.text(options::EVAL_TYPE)).unwrap_or_default()
+    }
+
     /// The static evaluation of the position for the side to move, as the search sees it.
     pub fn evaluate(&self) -> Value {
         let mut e = Evaluator::default();
-        e.set_network(self.net.net(), self.fv_scale());
+        e.configure(self.eval_type(), self.net.net(), self.fv_scale());
         e.reset(&self.pos);
         e.evaluate(&self.pos)
     }

@@ -72,6 +72,7 @@ pub const GENERATE_ALL_LEGAL_MOVES: &str = "GenerateAllLegalMoves";
 pub const EVAL_DIR: &str = "EvalDir";
 pub const EVAL_FILE: &str = "EvalFile";
 pub const FV_SCALE: &str = "FV_SCALE";
+pub const EVAL_TYPE: &str = "EvalType";
 pub const MATE_HASH: &str = "MateHash";
 pub const MATE_NODES: &str = "MateNodes";
 
@@ -106,6 +107,7 @@ pub fn declarations() -> Vec<Decl> {
         Decl { name: EVAL_DIR, kind: Kind::Str("eval") },
         Decl { name: EVAL_FILE, kind: Kind::Filename("") },
         spin(FV_SCALE, DEFAULT_FV_SCALE as i64, 1, 128),
+        Decl { name: EVAL_TYPE, kind: Kind::Combo { default: "Auto", vars: &crate::eval::EvalType::NAMES } },
         spin(MATE_HASH, 256, 1, 65536),
         spin(MATE_NODES, 0, 0, 2_147_483_647),
     ];

@@ -1,27 +1,66 @@
-//! Evaluation: the embedded default evaluation (no file needed) and YaneuraOu-compatible NNUE.
+//! Evaluation: the embedded default evaluation (no file needed), YaneuraOu-compatible NNUE, and
+//! a material-only evaluation for comparing searches.
 //!
 //! [`Evaluator`] is the one entry point the search calls. It follows moves as a
-//! `MoveObserver`, so the NNUE accumulators stay in step without the position knowing about them,
-//! and it falls back to the embedded evaluation when no net is loaded or a position has no NNUE
-//! value (a king missing).
+//! `MoveObserver`, so the NNUE accumulators (and the material balance) stay in step without the
+//! position knowing about them, and it falls back to the embedded evaluation when no net is
+//! loaded or a position has no NNUE value (a king missing).
 
 pub mod embedded;
 pub mod features;
+pub mod material;
 pub mod nnue;
 pub mod weights;
 
 use crate::position::{MoveObserver, Position};
 use crate::types::{Move, Value, VALUE_EVAL_MAX};
+use material::MaterialState;
 use nnue::{Network, NnueState};
 use std::sync::Arc;
+
+/// Which evaluation the engine plays with (the `EvalType` option).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum EvalType {
+    /// The NNUE net when one is loaded, else the embedded (linear) evaluation.
+    #[default]
+    Auto,
+    /// The embedded linear evaluation, even when a net is loaded.
+    Linear,
+    /// Material only, at YaneuraOu's MATERIAL_LEVEL 1 piece values (to compare searches).
+    Material,
+}
+
+impl EvalType {
+    /// The option's values, in declaration order.
+    pub const NAMES: [&'static str; 3] = ["Auto", "Linear", "Material"];
+
+    pub fn from_name(name: &str) -> Option<EvalType> {
+        match name {
+            "Auto" => Some(EvalType::Auto),
+            "Linear" => Some(EvalType::Linear),
+            "Material" => Some(EvalType::Material),
+            _ => None,
+        }
+    }
+}
 
 /// The evaluation a search thread uses.
 #[derive(Default)]
 pub struct Evaluator {
+    /// The net's state; None when no net is loaded or `EvalType` says not to use one.
     nnue: Option<NnueState>,
+    /// Some in material mode.
+    material: Option<MaterialState>,
 }
 
 impl Evaluator {
+    /// Chooses the evaluation: `kind`, with `net` (and FV_SCALE) when `kind` uses a net. Keeps
+    /// the NNUE state when the net is unchanged.
+    pub fn configure(&mut self, kind: EvalType, net: Option<&Arc<Network>>, fv_scale: i32) {
+        self.set_network(if kind == EvalType::Auto { net } else { None }, fv_scale);
+        self.material = (kind == EvalType::Material).then(MaterialState::default);
+    }
+
     /// Uses `net` (or the embedded evaluation for `None`) with the given FV_SCALE. Keeps the
     /// state when the net is unchanged.
     pub fn set_network(&mut self, net: Option<&Arc<Network>>, fv_scale: i32) {
@@ -39,11 +78,17 @@ impl Evaluator {
         if let Some(n) = &mut self.nnue {
             n.reset(pos);
         }
+        if let Some(m) = &mut self.material {
+            m.reset(pos);
+        }
     }
 
     /// The static evaluation of `pos` (the position this evaluator follows) for the side to move.
     #[inline]
     pub fn evaluate(&mut self, pos: &Position) -> Value {
+        if let Some(m) = &self.material {
+            return m.evaluate(pos).clamp(-VALUE_EVAL_MAX, VALUE_EVAL_MAX);
+        }
         let v = match &mut self.nnue {
             Some(n) => n.evaluate(pos).unwrap_or_else(|| embedded::evaluate(pos)),
             None => embedded::evaluate(pos),
@@ -58,12 +103,18 @@ impl MoveObserver for Evaluator {
         if let Some(n) = &mut self.nnue {
             n.on_do_move(before, m);
         }
+        if let Some(mat) = &mut self.material {
+            mat.on_do_move(before, m);
+        }
     }
 
     #[inline]
     fn on_undo_move(&mut self) {
         if let Some(n) = &mut self.nnue {
             n.on_undo_move();
+        }
+        if let Some(mat) = &mut self.material {
+            mat.on_undo_move();
         }
     }
 
@@ -72,12 +123,18 @@ impl MoveObserver for Evaluator {
         if let Some(n) = &mut self.nnue {
             n.on_do_null_move(before);
         }
+        if let Some(mat) = &mut self.material {
+            mat.on_do_null_move(before);
+        }
     }
 
     #[inline]
     fn on_undo_null_move(&mut self) {
         if let Some(n) = &mut self.nnue {
             n.on_undo_null_move();
+        }
+        if let Some(mat) = &mut self.material {
+            mat.on_undo_move();
         }
     }
 }

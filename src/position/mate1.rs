@@ -31,6 +31,34 @@ use crate::attacks;
 use crate::bitboard::{Bitboard, FILE_BB};
 use crate::types::{Color, Move, Piece, PieceType, Square};
 
+/// The squares at most two files and four ranks from each square: a stepping piece (pawn,
+/// knight, silver, gold or promoted minor, promoting or not) checks a king on the square only by
+/// moving from one of these (its check squares lie within two files and two ranks of the king, and
+/// one step covers at most one file and two ranks).
+static NEAR: [Bitboard; 81] = {
+    let mut t = [Bitboard::from_halves(0, 0); 81];
+    let mut k = 0;
+    while k < 81 {
+        let (kf, kr) = ((k / 9) as i32, (k % 9) as i32);
+        let (mut lo, mut hi) = (0u64, 0u64);
+        let mut s: usize = 0;
+        while s < 81 {
+            let (f, r) = ((s / 9) as i32, (s % 9) as i32);
+            if (f - kf).abs() <= 2 && (r - kr).abs() <= 4 {
+                if s < 63 {
+                    lo |= 1 << s;
+                } else {
+                    hi |= 1 << (s - 63);
+                }
+            }
+            s += 1;
+        }
+        t[k] = Bitboard::from_halves(lo, hi);
+        k += 1;
+    }
+    t
+};
+
 /// What every candidate of one call shares.
 struct Ctx<'a> {
     /// The king's neighbours it may step to that nothing of ours attacks now (occupancy without
@@ -171,7 +199,12 @@ impl Ctx<'_> {
         let pinned = pos.pinned(us);
         let discoverers = pos.blockers_for_king(self.them) & self.ours;
         let zone = Bitboard::promotion_zone(us);
-        for from in self.ours {
+        // A stepping piece gives a direct check only from near the king (see `NEAR`); sliders
+        // may check from anywhere, and any piece of ours that blocks a slider may discover one.
+        let sliders = pos.bishop_sliders(us) | pos.rook_sliders(us) | pos.pieces_cp(us, PieceType::Lance);
+        let steppers_near =
+            self.ours.and_not(sliders | pos.pieces_cp(us, PieceType::King)) & NEAR[self.ksq.index()];
+        for from in self.ours & (sliders | steppers_near | discoverers) {
             let pc = pos.piece_on(from).expect("an own piece");
             let pt = pc.piece_type();
             let mut dests = attacks::piece(pc, from, self.occ).and_not(self.ours);

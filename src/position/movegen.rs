@@ -294,6 +294,15 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
 /// The most moves a position can have (593 is the known maximum), with room to spare.
 pub const MAX_MOVES: usize = 600;
 
+/// An array of uninitialised slots, for fixed-capacity lists made at every node. (A call rather
+/// than the array expression `[MaybeUninit::uninit(); N]`, which the compiler turns into a
+/// zeroing `memset` of the whole array.)
+#[inline(always)]
+pub fn uninit_array<T: Copy, const N: usize>() -> [MaybeUninit<T>; N] {
+    // SAFETY: an array of `MaybeUninit` is valid without initialisation.
+    unsafe { MaybeUninit::<[MaybeUninit<T>; N]>::uninit().assume_init() }
+}
+
 /// A fixed-capacity list of moves, filled by the generator.
 pub struct MoveList {
     moves: [MaybeUninit<Move>; MAX_MOVES],
@@ -311,7 +320,7 @@ impl Default for MoveList {
 impl MoveList {
     #[inline(always)]
     pub fn new(all_moves: bool) -> MoveList {
-        MoveList { moves: [MaybeUninit::uninit(); MAX_MOVES], len: 0, all_moves }
+        MoveList { moves: uninit_array(), len: 0, all_moves }
     }
 
     /// Generates category `gt` of `pos` into a new list.

@@ -332,20 +332,24 @@ impl Worker {
             let is_quiet = captured.is_none() && !m.is_promotion();
             let gives_check = self.pos.gives_check(m);
             let mut new_depth = depth - 1;
-            let moved_key = piece_to(self.pos.moved_piece_after(m), m.to());
-            let stat_score = if is_quiet { quiet_score(&self.pos, &self.history, &cont_keys, m) } else { 0 };
 
             // Step 12. Pruning at shallow depth: once some move has saved us from being mated,
             // skip moves that look hopeless here.
-            if !ROOT && best_value > VALUE_MATED_IN_MAX_PLY {
+            let prune = !ROOT && best_value > VALUE_MATED_IN_MAX_PLY;
+            // Move count pruning: enough quiet moves tried at this depth. (Only this move: later
+            // quiet checks are still searched; a quiet mate is a quiet check, and skipping the
+            // rest of the quiets would drop them.) Decided first: it needs nothing else.
+            if prune
+                && is_quiet
+                && !gives_check
+                && move_count >= params::LmpBase() + depth * depth / (2 - improving as i32)
+            {
+                continue;
+            }
+            let stat_score = if is_quiet { quiet_score(&self.pos, &self.history, &cont_keys, m) } else { 0 };
+            if prune {
                 let lmr_depth = (new_depth - self.reduction(depth, move_count) / 1024).max(0);
                 if is_quiet && !gives_check {
-                    // Move count pruning: enough quiet moves tried at this depth.
-                    // (Only this move: later quiet checks are still searched; a quiet mate is a
-                    // quiet check, and skipping the rest of the quiets would drop them.)
-                    if move_count >= params::LmpBase() + depth * depth / (2 - improving as i32) {
-                        continue;
-                    }
                     // History pruning: quiet moves that have failed everywhere.
                     if lmr_depth < 6 && stat_score < -params::HistoryPruneScale() * depth {
                         continue;
@@ -423,6 +427,7 @@ impl Worker {
             self.stack[u + 1].double_extensions = self.stack[u].double_extensions + (extension == 2) as i32;
 
             // Step 14. Make the move.
+            let moved_key = piece_to(self.pos.moved_piece_after(m), m.to());
             self.stack[u].current_move = Some(m);
             self.stack[u].piece_to = Some(moved_key);
             self.pos.do_move_observed(m, &mut self.eval);

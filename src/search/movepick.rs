@@ -8,8 +8,9 @@
 //! The picker yields pseudo-legal moves; the search checks `is_legal` before making one.
 
 use super::history::{piece_to, ContKeys, History};
-use crate::position::{generate, see::capture_value, GenType, MoveList, Position, MAX_MOVES};
+use crate::position::{generate, see::capture_value, uninit_array, GenType, MoveList, Position, MAX_MOVES};
 use crate::types::{Move, PieceType};
+use std::mem::MaybeUninit;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
 enum Stage {
@@ -38,7 +39,12 @@ pub struct MovePicker {
     counter: Option<Move>,
     cont_keys: ContKeys,
     list: MoveList,
-    scores: [i32; MAX_MOVES],
+    /// The score of each move of `list`, written by the scoring pass of the stage that generated
+    /// it (`list[..scored]`) before any read; left uninitialised beyond (a picker is made at every
+    /// node, and clearing the whole array cost more than the rest of its set-up).
+    scores: [MaybeUninit<i64>; MAX_MOVES],
+    /// How many leading entries of `scores` are written.
+    scored: usize,
     /// Next move to look at.
     cur: usize,
     /// Bad captures are kept in `list[..end_bad]`.
@@ -92,7 +98,8 @@ impl MovePicker {
             counter,
             cont_keys,
             list: MoveList::new(all_moves),
-            scores: [0; MAX_MOVES],
+            scores: uninit_array(),
+            scored: 0,
             cur: 0,
             end_bad: 0,
             end_captures: 0,
@@ -112,31 +119,69 @@ impl MovePicker {
             counter: None,
             cont_keys: [None; 3],
             list: MoveList::new(all_moves),
-            scores: [0; MAX_MOVES],
+            scores: uninit_array(),
+            scored: 0,
             cur: 0,
             end_bad: 0,
             end_captures: 0,
         }
     }
 
+    /// The score of move `i` (scored already).
+    #[inline(always)]
+    fn score(&self, i: usize) -> i64 {
+        assert!(i < self.scored);
+        // SAFETY: `scores[..scored]` are written (`set_score` writes index `scored` or below, and
+        // advances `scored` past it), as the assertion above checks.
+        unsafe { self.scores[i].assume_init() }
+    }
+
+    /// Writes the score of move `i`; `i` is at most one past the scored entries.
+    #[inline(always)]
+    fn set_score(&mut self, i: usize, v: i64) {
+        debug_assert!(i <= self.scored);
+        self.scores[i] = MaybeUninit::new(v);
+        self.scored = self.scored.max(i + 1);
+    }
+
     fn score_captures(&mut self, pos: &Position, history: &History, from: usize) {
         for i in from..self.list.len() {
-            self.scores[i] = capture_score(pos, history, self.list.as_slice()[i]);
+            self.set_score(i, capture_score(pos, history, self.list.as_slice()[i]) as i64);
         }
     }
 
-    fn score_quiets(&mut self, pos: &Position, history: &History, from: usize) {
-        for i in from..self.list.len() {
-            self.scores[i] = quiet_score(pos, history, &self.cont_keys, self.list.as_slice()[i]);
+    /// Scores the quiets in `from..` and sorts them by descending score, ties in generation
+    /// order. Each score is packed with the move and its generation index into one key whose
+    /// order is exactly that, so an unstable sort of unique keys gives the stable order.
+    fn score_and_sort_quiets(&mut self, pos: &Position, history: &History, from: usize) {
+        let end = self.list.len();
+        for i in from..end {
+            let m = self.list.as_slice()[i];
+            let s = quiet_score(pos, history, &self.cont_keys, m) as i64;
+            let key = (s << 32) | ((0xffff - (i - from) as i64) << 16) | m.bits() as i64;
+            self.set_score(i, key);
+        }
+        debug_assert!(end <= self.scored);
+        // SAFETY: `scores[from..end]` are written (just above), and `MaybeUninit<i64>` has the
+        // layout of `i64`.
+        let keys = unsafe {
+            std::slice::from_raw_parts_mut(self.scores.as_mut_ptr().add(from).cast::<i64>(), end - from)
+        };
+        keys.sort_unstable_by(|a, b| b.cmp(a));
+        for (i, &key) in (from..end).zip(keys.iter()) {
+            self.list.as_mut_slice()[i] = Move::from_bits(key as u16).expect("a packed move");
         }
     }
 
     /// Moves the best-scored move of `cur..end` to `cur` (selection step).
     fn select_best(&mut self, end: usize) -> Move {
         let mut best = self.cur;
+        let mut best_score = self.score(best);
         for i in self.cur + 1..end {
-            if self.scores[i] > self.scores[best] {
+            let s = self.score(i);
+            if s > best_score {
                 best = i;
+                best_score = s;
             }
         }
         self.swap(self.cur, best);
@@ -148,21 +193,6 @@ impl MovePicker {
     fn swap(&mut self, a: usize, b: usize) {
         self.list.as_mut_slice().swap(a, b);
         self.scores.swap(a, b);
-    }
-
-    /// Sorts `from..end` by descending score (insertion sort: the lists are short).
-    fn sort(&mut self, from: usize, end: usize) {
-        for i in from + 1..end {
-            let (m, s) = (self.list.as_slice()[i], self.scores[i]);
-            let mut j = i;
-            while j > from && self.scores[j - 1] < s {
-                self.list.as_mut_slice()[j] = self.list.as_slice()[j - 1];
-                self.scores[j] = self.scores[j - 1];
-                j -= 1;
-            }
-            self.list.as_mut_slice()[j] = m;
-            self.scores[j] = s;
-        }
     }
 
     fn is_killer_candidate(&self, pos: &Position, k: Option<Move>) -> Option<Move> {
@@ -238,8 +268,7 @@ impl MovePicker {
                 }
                 Stage::QuietInit => {
                     generate(pos, GenType::QuietsProMinus, &mut self.list);
-                    self.score_quiets(pos, history, self.end_captures);
-                    self.sort(self.end_captures, self.list.len());
+                    self.score_and_sort_quiets(pos, history, self.end_captures);
                     self.cur = self.end_captures;
                     self.stage = Stage::Quiet;
                 }
@@ -273,11 +302,12 @@ impl MovePicker {
                     let us = pos.side_to_move();
                     for i in 0..self.list.len() {
                         let m = self.list.as_slice()[i];
-                        self.scores[i] = if pos.is_capture(m) {
+                        let score = if pos.is_capture(m) {
                             (1 << 28) + capture_score(pos, history, m)
                         } else {
                             history.butterfly(us, m)
                         };
+                        self.set_score(i, score as i64);
                     }
                     self.cur = 0;
                     self.end_captures = self.list.len();

@@ -17,7 +17,7 @@ use super::manager::SearchManager;
 use super::report::{BestMove, Reporter};
 use super::time::TimeOptions;
 use super::tt::TranspositionTable;
-use crate::eval::Evaluator;
+use crate::eval::{EvalType, Evaluator};
 use crate::position::{DeclarationRule, Position};
 use crate::types::{Color, Move, Value, MAX_PLY};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -298,6 +298,8 @@ pub struct ThreadPool {
     control: Arc<SearchControl>,
     /// The NNUE net (and FV_SCALE) every worker evaluates with, if any.
     network: Option<(Arc<crate::eval::nnue::Network>, i32)>,
+    /// The evaluation every worker plays with.
+    eval_type: EvalType,
 }
 
 impl ThreadPool {
@@ -307,6 +309,7 @@ impl ThreadPool {
             running: None,
             control: Arc::new(SearchControl::default()),
             network: None,
+            eval_type: EvalType::default(),
         };
         pool.set_threads(threads);
         pool
@@ -325,9 +328,11 @@ impl ThreadPool {
         while self.workers.len() < threads {
             let id = self.workers.len();
             let mut w = Worker::new(id);
-            if let Some(n) = self.network.as_ref() {
-                w.eval.set_network(Some(&n.0), n.1);
-            }
+            let (net, fv_scale) = match self.network.as_ref() {
+                Some((net, fv_scale)) => (Some(net), *fv_scale),
+                None => (None, crate::eval::nnue::DEFAULT_FV_SCALE),
+            };
+            w.eval.configure(self.eval_type, net, fv_scale);
             self.workers.push(w);
         }
     }
@@ -343,13 +348,19 @@ impl ThreadPool {
             && !self.control.answered.load(Ordering::SeqCst)
     }
 
-    /// Sets the evaluation of every worker: an NNUE net, or the embedded evaluation for `None`
-    /// (waits for a running search first).
-    pub fn set_network(&mut self, net: Option<&Arc<crate::eval::nnue::Network>>, fv_scale: i32) {
+    /// Sets the evaluation of every worker: `kind`, with an NNUE net where it uses one (the
+    /// embedded evaluation for `None`). Waits for a running search first.
+    pub fn set_network(
+        &mut self,
+        kind: EvalType,
+        net: Option<&Arc<crate::eval::nnue::Network>>,
+        fv_scale: i32,
+    ) {
         self.wait();
         self.network = net.map(|n| (Arc::clone(n), fv_scale));
+        self.eval_type = kind;
         for w in &mut self.workers {
-            w.eval.set_network(net, fv_scale);
+            w.eval.configure(kind, net, fv_scale);
         }
     }
 

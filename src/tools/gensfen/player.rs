@@ -4,6 +4,7 @@
 
 use super::record::{EndReason, Outcome, Ply};
 use crate::eval::nnue::Network;
+use crate::eval::EvalType;
 use crate::position::{Position, Repetition};
 use crate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
 use crate::types::{is_mate_score, Color, Move, Score, Value, VALUE_MATE};
@@ -103,7 +104,7 @@ impl Player {
     pub fn new(hash_mb: usize, network: Option<&(Arc<Network>, i32)>) -> Player {
         let mut pool = ThreadPool::new(1);
         if let Some((net, fv_scale)) = network {
-            pool.set_network(Some(net), *fv_scale);
+            pool.set_network(EvalType::Auto, Some(net), *fv_scale);
         }
         Player {
             pool,
