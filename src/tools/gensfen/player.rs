@@ -6,9 +6,9 @@ use super::record::{EndReason, Outcome, Ply};
 use crate::eval::nnue::Network;
 use crate::eval::EvalType;
 use crate::position::{Position, Repetition};
-use crate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
+use crate::search::{BestMove, Limits, Recorder, Reporter, SearchConfig, ThreadPool, TranspositionTable};
 use crate::types::{is_mate_score, Color, Move, Score, Value, VALUE_MATE};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// How games are played and which positions are kept.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,25 +53,6 @@ pub struct PlayedGame {
     pub nodes: u64,
 }
 
-/// Catches the score of the last completed iteration and the best move of a search.
-#[derive(Default)]
-struct Catcher {
-    score: Mutex<Option<Score>>,
-    best: Mutex<Option<BestMove>>,
-}
-
-impl Reporter for Catcher {
-    fn info(&self, info: &SearchInfo) {
-        if info.multipv == 1 {
-            *self.score.lock().expect("not poisoned") = Some(info.score);
-        }
-    }
-    fn message(&self, _: &str) {}
-    fn best_move(&self, best: BestMove) {
-        *self.best.lock().expect("not poisoned") = Some(best);
-    }
-}
-
 /// The search value of a reported score (mate scores back to plies from mate).
 fn value_of(score: Score) -> Value {
     match score {
@@ -94,7 +75,6 @@ pub struct SearchResult {
 pub struct Player {
     pool: ThreadPool,
     tt: Arc<TranspositionTable>,
-    catcher: Arc<Catcher>,
     search_config: SearchConfig,
 }
 
@@ -109,7 +89,6 @@ impl Player {
         Player {
             pool,
             tt: Arc::new(TranspositionTable::new(hash_mb)),
-            catcher: Arc::new(Catcher::default()),
             // Draws are worth 0 to both sides: the data should not carry a contempt.
             search_config: SearchConfig {
                 draw_value_black: 0,
@@ -128,17 +107,17 @@ impl Player {
 
     /// Searches `pos` under `limits`.
     pub fn search(&mut self, pos: &Position, limits: Limits) -> SearchResult {
-        *self.catcher.score.lock().expect("not poisoned") = None;
-        *self.catcher.best.lock().expect("not poisoned") = None;
+        let recorder = Arc::new(Recorder::default());
         let nodes = self.pool.search_sync(
             pos,
             limits,
             self.search_config.clone(),
             Arc::clone(&self.tt),
-            Arc::clone(&self.catcher) as Arc<dyn Reporter>,
+            Arc::clone(&recorder) as Arc<dyn Reporter>,
         );
-        let best = self.catcher.best.lock().expect("not poisoned").take().unwrap_or(BestMove::Resign);
-        let score = self.catcher.score.lock().expect("not poisoned").take().map(value_of);
+        let best = recorder.best().unwrap_or(BestMove::Resign);
+        // The score of the last completed iteration's first line.
+        let score = recorder.infos().iter().rev().find(|i| i.multipv == 1).map(|i| value_of(i.score));
         SearchResult { best, score, nodes }
     }
 
