@@ -22,6 +22,8 @@ over the king squares, which still rebuilds exactly.
 
     python -m trainer.compact pack NN_BIN OUT.hnnc     (P: median over king squares)
     python -m trainer.compact unpack IN.hnnc NN_BIN
+    python -m trainer.compact fnv1a FILE               (the 64-bit FNV-1a fingerprint, in hex, of
+                                                        a file, or of the nn.bin an .hnnc stands for)
 """
 
 import sys
@@ -147,8 +149,25 @@ def write(path, net: nnbin.QuantNet, p=None):
         f.write(encode(net, p))
 
 
+def fnv1a(data):
+    """The 64-bit FNV-1a hash of `data` (bytes), as the engine's embedded-net test computes it."""
+    h = 0xCBF29CE484222325
+    prime = 0x100000001B3
+    # A plain byte loop (FNV is sequential): about half a minute for a 64 MB net.
+    for b in data:
+        h = ((h ^ b) * prime) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 2 and argv[0] == "fnv1a":
+        with open(argv[1], "rb") as f:
+            data = f.read()
+        if data[:4] == MAGIC:
+            data = decode(data)
+        print(f"{fnv1a(data):016x}")
+        return
     if len(argv) != 3 or argv[0] not in ("pack", "unpack"):
         sys.exit(__doc__.split("\n\n")[-1])
     cmd, src, dst = argv

@@ -136,11 +136,14 @@ def fitted_scale(pos: data.Positions):
     return best[0]
 
 
-def export(model, args, val: data.Positions, log=sys.stderr):
-    """Writes the net (and its compact form); returns the mean |float - quantised| eval in cp
-    on up to 4096 validation positions."""
+def export(model, args, val: data.Positions, calib: data.Positions, log=sys.stderr):
+    """Writes the net (and its compact form), its biases corrected for rounding on the
+    calibration positions `calib` (`quant.correct_biases`); returns the mean |float -
+    quantised| eval in cp on up to 4096 validation positions."""
     params = model.float_params()
     qnet = quant.quantise(params, args.fv_scale)
+    if len(calib) > 0:
+        qnet = quant.correct_biases(qnet, params, calib.bp, calib.kings, calib.stm, args.fv_scale)
     tmp = args.out + ".tmp"
     nnbin.write(tmp, qnet)
     os.replace(tmp, args.out)
@@ -177,6 +180,8 @@ def main(argv=None):
         f"(the K that best predicts the training results: {fitted:g})",
         file=log,
     )
+    # Positions for the bias correction at export (the first 8192 training positions).
+    calib = train_pos.take(np.arange(min(len(train_pos), 8192)))
     train_b = Batches(train_pos, device)
     val_b = Batches(val_pos, device)
 
@@ -229,7 +234,7 @@ def main(argv=None):
         model.eval()
         train_loss = total / max(seen, 1)
         val_loss = evaluate_loss(model, val_b, args.lam, args.scale, args.batch_size)
-        diff = export(model, args, val_pos)
+        diff = export(model, args, val_pos, calib)
         torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch + 1,
                     "args": vars(args)}, args.checkpoint + ".tmp")
         os.replace(args.checkpoint + ".tmp", args.checkpoint)

@@ -107,7 +107,13 @@ pub fn declarations() -> Vec<Decl> {
         Decl { name: EVAL_DIR, kind: Kind::Str("eval") },
         Decl { name: EVAL_FILE, kind: Kind::Filename("") },
         spin(FV_SCALE, DEFAULT_FV_SCALE as i64, 1, 128),
-        Decl { name: EVAL_TYPE, kind: Kind::Combo { default: "Auto", vars: &crate::eval::EvalType::NAMES } },
+        Decl {
+            name: EVAL_TYPE,
+            kind: Kind::Combo {
+                default: crate::eval::EvalType::DEFAULT_NAME,
+                vars: &crate::eval::EvalType::NAMES,
+            },
+        },
         spin(MATE_HASH, 256, 1, 65536),
         spin(MATE_NODES, 0, 0, 2_147_483_647),
     ];

@@ -19,27 +19,65 @@ use nnue::{Network, NnueState};
 use std::sync::Arc;
 
 /// Which evaluation the engine plays with (the `EvalType` option).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum EvalType {
-    /// The NNUE net when one is loaded, else the embedded (linear) evaluation.
-    #[default]
+    /// The net of `EvalFile`/`EvalDir` when one is loaded, else the linear evaluation.
     Auto,
+    /// The net of `EvalFile`/`EvalDir` when one is loaded, else the net embedded in the binary
+    /// ([`nnue::embedded_net`]).
+    Nnue,
     /// The embedded linear evaluation, even when a net is loaded.
     Linear,
     /// Material only, at YaneuraOu's MATERIAL_LEVEL 1 piece values (to compare searches).
     Material,
 }
 
+impl Default for EvalType {
+    fn default() -> EvalType {
+        EvalType::DEFAULT
+    }
+}
+
 impl EvalType {
+    /// The option's default. Auto: the embedded net has not yet beaten the linear evaluation in
+    /// play (README, "The embedded net"); when a net does, this becomes `Nnue` (the bench
+    /// signature and `engine-options.toml` change with it).
+    pub const DEFAULT: EvalType = EvalType::Auto;
+    /// The default's option value.
+    pub const DEFAULT_NAME: &'static str = EvalType::DEFAULT.name();
+
     /// The option's values, in declaration order.
-    pub const NAMES: [&'static str; 3] = ["Auto", "Linear", "Material"];
+    pub const NAMES: [&'static str; 4] = ["Auto", "NNUE", "Linear", "Material"];
 
     pub fn from_name(name: &str) -> Option<EvalType> {
         match name {
             "Auto" => Some(EvalType::Auto),
+            "NNUE" => Some(EvalType::Nnue),
             "Linear" => Some(EvalType::Linear),
             "Material" => Some(EvalType::Material),
             _ => None,
+        }
+    }
+
+    /// The option value that names this type.
+    pub const fn name(self) -> &'static str {
+        match self {
+            EvalType::Auto => "Auto",
+            EvalType::Nnue => "NNUE",
+            EvalType::Linear => "Linear",
+            EvalType::Material => "Material",
+        }
+    }
+
+    /// The net this type plays with, given the net loaded from a file (if any).
+    pub fn network(self, file_net: Option<&Arc<Network>>) -> Option<&Arc<Network>> {
+        match self {
+            EvalType::Auto => file_net,
+            EvalType::Nnue => match file_net {
+                Some(net) => Some(net),
+                None => nnue::embedded_net::network(),
+            },
+            EvalType::Linear | EvalType::Material => None,
         }
     }
 }
@@ -54,10 +92,10 @@ pub struct Evaluator {
 }
 
 impl Evaluator {
-    /// Chooses the evaluation: `kind`, with `net` (and FV_SCALE) when `kind` uses a net. Keeps
-    /// the NNUE state when the net is unchanged.
+    /// Chooses the evaluation: `kind`, with the net it names (`net`: the one loaded from a
+    /// file, if any) and FV_SCALE. Keeps the NNUE state when the net is unchanged.
     pub fn configure(&mut self, kind: EvalType, net: Option<&Arc<Network>>, fv_scale: i32) {
-        self.set_network(if kind == EvalType::Auto { net } else { None }, fv_scale);
+        self.set_network(kind.network(net), fv_scale);
         self.material = (kind == EvalType::Material).then(MaterialState::default);
     }
 

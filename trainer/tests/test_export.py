@@ -113,6 +113,27 @@ class ExportMatchesEngine(unittest.TestCase):
         self.assertLess(diff, 0.2 * q.std())
         self.assertGreater(np.corrcoef(q, f)[0, 1], 0.97)
 
+    def test_bias_correction_removes_the_rounding_offset(self):
+        # Small weights (as P-only nets trained with a strong --ft-l1 have) round with errors that
+        # add up alike in every position.
+        params = {k: np.array(v, np.float64) for k, v in self.params.items()}
+        params["ft_p"] = params["ft_p"] * 0.08 + 0.3 / 127
+        params["l1_w"] = params["l1_w"] * 0.3
+        board, hands, stm = sfen.parse_many(self.sfens)
+        bp, kings = features.black_bona_pieces(board, hands), features.king_squares(board)
+        net = quant.quantise(params)
+        fixed = quant.correct_biases(net, params, bp[::2], kings[::2], stm[::2])
+        f = quant.float_eval(params, bp[1::2], kings[1::2], stm[1::2])
+        before = quant.quant_eval(net, bp[1::2], kings[1::2], stm[1::2]) - f
+        after = quant.quant_eval(fixed, bp[1::2], kings[1::2], stm[1::2]) - f
+        print(f"\nsmall-weight net: mean float - quantised {before.mean():.1f} cp, corrected {after.mean():.1f} cp")
+        self.assertLess(abs(after.mean()), abs(before.mean()) / 3)
+        self.assertLess(np.abs(after).mean(), np.abs(before).mean())
+        # Only the biases move.
+        for name in ("ft_weight", "w1", "w2", "w3"):
+            np.testing.assert_array_equal(getattr(fixed, name), getattr(net, name))
+        fixed.check()
+
     def test_compact_rebuilds_the_exact_file(self):
         with open(self.path, "rb") as f:
             want = f.read()

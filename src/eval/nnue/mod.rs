@@ -29,6 +29,8 @@
 //! ```
 
 pub mod accumulator;
+pub mod compact;
+pub mod embedded_net;
 pub mod features;
 pub mod layers;
 pub mod network;

@@ -1,0 +1,52 @@
+//! The net that ships inside the binary: `nets/hayate-gen1.hnnc` in the compact form
+//! ([`super::compact`]), decoded once, at its first use, into an ordinary [`Network`]. It plays
+//! when `EvalType` is `NNUE` and no `EvalFile`/`EvalDir` net is loaded. How it was made (data,
+//! training command) is in the README, "The embedded net"; `python -m trainer.compact unpack
+//! nets/hayate-gen1.hnnc nn.bin` writes the same net as a YaneuraOu `nn.bin`.
+
+use super::{compact, Network};
+use once_cell::sync::Lazy;
+use std::sync::Arc;
+
+/// The embedded net's name (its file in `nets/` without the `.hnnc`).
+pub const NAME: &str = "hayate-gen1";
+
+/// The compact bytes of the embedded net.
+pub static BYTES: &[u8] = include_bytes!("../../../nets/hayate-gen1.hnnc");
+
+static NET: Lazy<Option<Arc<Network>>> = Lazy::new(|| match compact::load(BYTES) {
+    Ok(net) => Some(Arc::new(net)),
+    Err(e) => {
+        // Only a broken build gets here (the tests decode these bytes); the linear evaluation
+        // plays instead.
+        log::error!("the embedded net {NAME} cannot be decoded: {e}; using the linear evaluation");
+        None
+    }
+});
+
+/// The embedded net (decoded at the first call, then shared).
+pub fn network() -> Option<&'static Arc<Network>> {
+    NET.as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FNV-1a (64 bits): a fingerprint of the `nn.bin` the trainer exported.
+    fn fnv1a(bytes: &[u8]) -> u64 {
+        bytes
+            .iter()
+            .fold(0xCBF2_9CE4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
+    }
+
+    #[test]
+    fn decodes_to_the_exported_net() {
+        let bytes = compact::decode(BYTES).unwrap();
+        assert_eq!(bytes.len(), super::super::network::CLASSIC_FILE_BYTES);
+        // The fingerprint of the trainer's nn.bin for this net (nets/README.md).
+        let expected = include_str!("../../../nets/hayate-gen1.fnv1a").trim();
+        assert_eq!(format!("{:016x}", fnv1a(&bytes)), expected);
+        assert!(network().is_some());
+    }
+}
