@@ -43,6 +43,7 @@
 pub mod mate;
 mod net;
 pub mod options;
+pub mod path_bytes;
 
 use crate::eval::{EvalType, Evaluator};
 use crate::position::{MoveList, Position};
@@ -86,9 +87,19 @@ impl Engine {
         &self.options
     }
 
+    /// Sets an option from the bytes a front end received (see [`Options::set_bytes`]); returns
+    /// whether they were not UTF-8.
+    pub fn set_option_bytes(&mut self, name: &str, value: &[u8]) -> Result<bool, OptionError> {
+        match std::str::from_utf8(value) {
+            Ok(text) => self.set_option(name, text).map(|_| false),
+            Err(_) => self.options.set_bytes(name, value).map(|(_, lossy)| lossy),
+        }
+    }
+
     /// Sets an option from its text (names are case-insensitive); returns its declared name, or
     /// why the value was refused (the option keeps its value). Sizes, threads and the net take
     /// effect at the next [`Engine::prepare`]; in a `tune` build a search parameter at once.
+
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<&'static str, OptionError> {
         let name = self.options.set(name, value)?;
         #[cfg(feature = "tune")]

@@ -18,12 +18,8 @@ pub struct NetSlot {
 /// Where the options say the NNUE file is: `EvalFile` when set, else `EvalDir/nn.bin`; relative
 /// paths are tried from the working directory, then from the binary's folder.
 fn eval_path(opts: &Options) -> PathBuf {
-    let file = opts.text(options::EVAL_FILE);
-    let path = if file.is_empty() {
-        Path::new(opts.text(options::EVAL_DIR)).join("nn.bin")
-    } else {
-        PathBuf::from(file)
-    };
+    let file = opts.path(options::EVAL_FILE);
+    let path = if file.as_os_str().is_empty() { opts.path(options::EVAL_DIR).join("nn.bin") } else { file };
     if path.is_relative() && !path.exists() {
         if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
             let beside = dir.join(&path);

@@ -16,6 +16,7 @@ use crate::position::DeclarationRule;
 use crate::search::time::TimeOptions;
 use crate::search::SearchConfig;
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -180,13 +181,16 @@ fn parse_value(decl: &Decl, text: &str) -> Result<Value, OptionError> {
 pub struct Options {
     decls: Vec<Decl>,
     values: BTreeMap<&'static str, Value>,
+    /// File names set from bytes that are not UTF-8 (`set_bytes`): the platform's name for them.
+    /// `values` holds their lossy text, for display.
+    raw_paths: BTreeMap<&'static str, OsString>,
 }
 
 impl Default for Options {
     fn default() -> Options {
         let decls = declarations();
         let values = decls.iter().map(|d| (d.name, default_value(&d.kind))).collect();
-        Options { decls, values }
+        Options { decls, values, raw_paths: BTreeMap::new() }
     }
 }
 
@@ -205,7 +209,34 @@ impl Options {
         let decl = self.decl(name).ok_or_else(|| OptionError(format!("unknown option '{name}'")))?.clone();
         let value = parse_value(&decl, text)?;
         self.values.insert(decl.name, value);
+        self.raw_paths.remove(decl.name);
         Ok(decl.name)
+    }
+
+    /// Sets an option from the bytes a front end received. Text options (all of them name files
+    /// or folders) keep the bytes as a file name even when they are not UTF-8 (a Shift-JIS path
+    /// from a Japanese Windows GUI); other options need UTF-8. Returns the option's name and
+    /// whether the bytes were not UTF-8.
+    pub fn set_bytes(&mut self, name: &str, bytes: &[u8]) -> Result<(&'static str, bool), OptionError> {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            return self.set(name, text).map(|n| (n, false));
+        }
+        let decl = self.decl(name).ok_or_else(|| OptionError(format!("unknown option '{name}'")))?.clone();
+        if !matches!(decl.kind, Kind::Str(_) | Kind::Filename(_)) {
+            return Err(OptionError(format!("{}: the value is not valid UTF-8", decl.name)));
+        }
+        let lossy = String::from_utf8_lossy(bytes).into_owned();
+        self.values.insert(decl.name, Value::Text(lossy));
+        self.raw_paths.insert(decl.name, super::path_bytes::os_string_from_bytes(bytes));
+        Ok((decl.name, true))
+    }
+
+    /// A text option as a file name (the platform's name when it was set from non-UTF-8 bytes).
+    pub fn path(&self, name: &str) -> PathBuf {
+        match self.raw_paths.get(name) {
+            Some(raw) => PathBuf::from(raw),
+            None => PathBuf::from(self.text(name)),
+        }
     }
 
     pub fn value(&self, name: &str) -> &Value {

@@ -7,6 +7,7 @@
 //! (searches run in the thread pool). Commands: see `UsiSession::handle`.
 
 pub mod go;
+pub mod input;
 pub mod output;
 
 use crate::engine::options::Options;
@@ -28,6 +29,23 @@ pub struct UsiSession {
 impl UsiSession {
     pub fn new(engine: Engine, config_problem: Option<String>) -> UsiSession {
         UsiSession { engine, config_problem }
+    }
+
+    /// Handles one command line as received; returns false on `quit`. A line that is not UTF-8
+    /// is read with its undecodable bytes replaced (and a message), except the value of a
+    /// `setoption`, which names a file and is kept as bytes (see `Engine::set_option_bytes`).
+    pub fn handle_bytes(&mut self, line: &[u8]) -> bool {
+        if let Ok(text) = std::str::from_utf8(line) {
+            return self.handle(text);
+        }
+        let words = input::words(line);
+        if words.first() == Some(&&b"setoption"[..]) {
+            self.setoption_bytes(&words[1..]);
+            return true;
+        }
+        let text = String::from_utf8_lossy(line);
+        info_string("input line is not valid UTF-8: undecodable bytes replaced with U+FFFD");
+        self.handle(&text)
     }
 
     /// Handles one command line; returns false on `quit`.
@@ -93,6 +111,30 @@ impl UsiSession {
         }
         if let Err(e) = self.engine.set_option(&name, &value) {
             info_string(&format!("setoption ignored: {e}"));
+        }
+    }
+
+    /// `setoption` from a line that is not UTF-8: the name must be, the value is kept as bytes.
+    fn setoption_bytes(&mut self, rest: &[&[u8]]) {
+        let Some(rest) = rest.strip_prefix(&[&b"name"[..]]) else {
+            info_string("setoption: expected 'name'");
+            return;
+        };
+        let (name, value) = match rest.iter().position(|&t| t == b"value") {
+            Some(i) => (&rest[..i], rest[i + 1..].join(&b' ')),
+            None => (rest, Vec::new()),
+        };
+        let Ok(name) = std::str::from_utf8(&name.join(&b' ')).map(str::to_string) else {
+            info_string("setoption ignored: the option name is not valid UTF-8");
+            return;
+        };
+        match self.engine.set_option_bytes(&name, &value) {
+            Ok(true) => info_string(&format!(
+                "setoption {name}: the value is not UTF-8; kept as the file name's bytes ({})",
+                String::from_utf8_lossy(&value)
+            )),
+            Ok(false) => {}
+            Err(e) => info_string(&format!("setoption ignored: {e}")),
         }
     }
 
@@ -196,33 +238,16 @@ pub fn board_diagram(pos: &Position) -> Vec<String> {
 
 /// Runs the USI loop until `quit` or the end of input.
 pub fn run(options: Options, config_problem: Option<String>) {
-    let (tx, rx) = crossbeam_channel::unbounded::<String>();
-    std::thread::Builder::new()
-        .name("stdin".into())
-        .spawn(move || {
-            let stdin = std::io::stdin();
-            let mut line = String::new();
-            loop {
-                line.clear();
-                match stdin.read_line(&mut line) {
-                    Ok(0) | Err(_) => {
-                        let _ = tx.send("quit".to_string());
-                        break;
-                    }
-                    Ok(_) => {
-                        let cmd = line.trim().to_string();
-                        let quit = cmd == "quit";
-                        if tx.send(cmd).is_err() || quit {
-                            break;
-                        }
-                    }
-                }
-            }
-        })
-        .expect("spawn the stdin reader");
+    let rx = match input::spawn_reader(std::io::stdin()) {
+        Ok(rx) => rx,
+        Err(e) => {
+            log::error!("cannot start the stdin reader: {e}");
+            return;
+        }
+    };
     let mut session = UsiSession::new(Engine::new(options), config_problem);
     for line in rx {
-        if !session.handle(&line) {
+        if !session.handle_bytes(&line) {
             break;
         }
     }
