@@ -99,7 +99,6 @@ impl Engine {
     /// Sets an option from its text (names are case-insensitive); returns its declared name, or
     /// why the value was refused (the option keeps its value). Sizes, threads and the net take
     /// effect at the next [`Engine::prepare`]; in a `tune` build a search parameter at once.
-
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<&'static str, OptionError> {
         let name = self.options.set(name, value)?;
         #[cfg(feature = "tune")]
