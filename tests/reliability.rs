@@ -118,3 +118,95 @@ fn a_shift_jis_eval_dir_opens_the_folder_of_those_bytes() {
     assert!(!load_line.contains("no NNUE file"), "{}", o.out);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Writes each chunk of input after waiting its delay; the engine is killed after `limit`.
+/// Returns the outcome and, for each line of output, when it arrived (from the start), and when
+/// each chunk was written.
+fn session_steps(
+    steps: &[(u64, &[u8])],
+    limit: Duration,
+) -> (Outcome, Vec<(Duration, String)>, Vec<Duration>) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start hayate");
+    let start = Instant::now();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut lines = Vec::new();
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            lines.push((start.elapsed(), line));
+        }
+        lines
+    });
+    let mut written = Vec::new();
+    for (delay, chunk) in steps {
+        std::thread::sleep(Duration::from_millis(*delay));
+        written.push(start.elapsed());
+        let _ = stdin.write_all(chunk);
+        let _ = stdin.flush();
+    }
+    drop(stdin);
+    let code = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status.code();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let lines = reader.join().unwrap();
+    let out = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
+    (Outcome { out, code }, lines, written)
+}
+
+#[test]
+fn clocks_of_two_to_the_63_neither_overflow_nor_end_the_search() {
+    let huge = "9223372036854775808";
+    let go = format!(
+        "setoption name USI_Hash value 16\nisready\nposition startpos\ngo btime {huge} wtime {huge} binc {huge} winc {huge}\n"
+    );
+    let (o, lines, written) =
+        session_steps(&[(0, go.as_bytes()), (700, b"stop\nisready\nquit\n")], Duration::from_secs(20));
+    assert_eq!(o.code, Some(0), "{}", o.out);
+    let best: Vec<&(Duration, String)> = lines.iter().filter(|(_, l)| l.starts_with("bestmove ")).collect();
+    assert_eq!(best.len(), 1, "{}", o.out);
+    assert!(!o.out.contains("bestmove resign"), "{}", o.out);
+    // The best move came after the stop: the plan did not wrap to a deadline in the past.
+    assert!(
+        best[0].0 >= written[1],
+        "bestmove at {:?}, stop sent at {:?}:\n{}",
+        best[0].0,
+        written[1],
+        o.out
+    );
+}
+
+#[test]
+fn go_mate_with_a_huge_time_is_stopped_normally() {
+    let (o, lines, written) = session_steps(
+        &[(0, b"position startpos\ngo mate 18446744073709551615\n"), (300, b"stop\nisready\nquit\n")],
+        Duration::from_secs(20),
+    );
+    assert_eq!(o.code, Some(0), "{}", o.out);
+    assert_eq!(o.count("readyok"), 1, "{}", o.out);
+    let answer = lines.iter().find(|(_, l)| l.starts_with("checkmate")).expect("a checkmate answer");
+    assert!(answer.0 >= written[1], "{}", o.out);
+}
+
+#[test]
+fn searchmoves_naming_a_non_promotion_searches_it() {
+    let o = session(b"position startpos moves 7g7f 3c3d\ngo depth 3 searchmoves 8h2b\nisready\nquit\n");
+    assert_eq!(o.code, Some(0));
+    assert_eq!(o.count("readyok"), 1, "{}", o.out);
+    let best: Vec<&str> = o.out.lines().filter(|l| l.starts_with("bestmove ")).collect();
+    assert_eq!(best, ["bestmove 8h2b"], "{}", o.out);
+}

@@ -94,7 +94,7 @@ impl MateRunner {
         let stop = Arc::new(AtomicBool::new(false));
         let limits = MateLimits {
             nodes: req.nodes,
-            deadline: req.time_ms.map(|ms| Instant::now() + Duration::from_millis(ms)),
+            deadline: req.time_ms.and_then(|ms| Instant::now().checked_add(Duration::from_millis(ms))),
             max_plies: None,
         };
         let pos = pos.clone();

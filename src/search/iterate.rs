@@ -57,8 +57,10 @@ impl Worker {
         self.completed_depth = 0;
         self.sel_depth = 0;
         self.stack.iter_mut().for_each(|f| *f = super::thread::Frame::default());
-        let legal = MoveList::legal(&self.pos, shared.config.generate_all_moves);
         let only = &shared.limits.searchmoves;
+        // The moves `searchmoves` names are all searched, the non-promotions the search leaves
+        // out by default (pawn, bishop, rook) included.
+        let legal = MoveList::legal(&self.pos, shared.config.generate_all_moves || !only.is_empty());
         self.root_moves =
             legal.iter().filter(|m| only.is_empty() || only.contains(m)).map(|&m| RootMove::new(m)).collect();
     }

@@ -24,4 +24,15 @@ impl Limits {
     pub fn has_clock(&self) -> bool {
         self.time.iter().any(Option::is_some) || self.byoyomi > 0 || self.inc.iter().any(|&i| i > 0)
     }
+
+    /// The same limits with every clock (times, increments, byoyomi, movetime) at most `max` ms.
+    pub fn clamped(&self, max: u64) -> Limits {
+        Limits {
+            time: self.time.map(|t| t.map(|t| t.min(max))),
+            inc: self.inc.map(|i| i.min(max)),
+            byoyomi: self.byoyomi.min(max),
+            movetime: self.movetime.map(|t| t.min(max)),
+            ..self.clone()
+        }
+    }
 }

@@ -44,6 +44,9 @@ impl Default for TimeOptions {
     }
 }
 
+/// The longest clock the plan reads (a century, in milliseconds); longer ones count as this.
+pub const MAX_CLOCK_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
+
 /// Deadlines for one move, in milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimePlan {
@@ -82,6 +85,9 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
     if limits.infinite {
         return None;
     }
+    // Clocks beyond a century are a century: the sums and products below then cannot overflow
+    // whatever a front end sends (`btime 9223372036854775808` included).
+    let limits = &limits.clamped(MAX_CLOCK_MS);
     if let Some(mt) = limits.movetime {
         let t = mt.saturating_sub(opts.network_delay).max(mt / 2).max(1);
         return Some(TimePlan {
@@ -167,6 +173,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn huge_clocks_neither_overflow_nor_end_the_search_at_once() {
+        let opts = TimeOptions::default();
+        for (time, inc, byoyomi) in [(u64::MAX, u64::MAX, 0), (1 << 63, 0, 1 << 63), (u64::MAX, 0, 0)] {
+            let l = limits(time, inc, byoyomi);
+            let p = plan(&l, Color::Black, 0, &opts).expect("a plan");
+            assert!(p.optimum >= 1000 && p.optimum <= p.maximum, "{p:?}");
+            assert!(p.stop_time(u64::MAX / 2) >= p.optimum.min(u64::MAX / 2));
+        }
+        let l = Limits { movetime: Some(u64::MAX), ..Limits::default() };
+        assert_eq!(plan(&l, Color::Black, 0, &opts).unwrap().maximum, MAX_CLOCK_MS - opts.network_delay);
     }
 
     #[test]
