@@ -273,6 +273,21 @@ impl fmt::Debug for Bitboard {
 mod tests {
     use super::*;
 
+    /// No constructor or lane operation leaves bits beyond the 81 squares set (`lsb` and
+    /// iteration assume they are zero; a stray bit made `lsb` name square 83 and crash).
+    #[test]
+    fn bits_beyond_the_board_never_stay_set() {
+        assert_eq!(Bitboard::from_halves(0, 1 << 20).lsb(), None);
+        assert_eq!(Bitboard::from_halves(1 << 63, 0).lsb(), None);
+        assert_eq!(Bitboard::from_halves(u64::MAX, u64::MAX), Bitboard::ALL);
+        let top = Bitboard::from_halves(1 << 62, 1 << 17);
+        assert!(top.shl_halves::<1>().is_empty());
+        assert_eq!(top.shl_halves::<1>().iter().count(), 0);
+        let zero = Bitboard::from_halves(0, 0);
+        assert_eq!(zero.sub_halves(Bitboard::from_halves(1, 1)), Bitboard::ALL);
+        assert_eq!(Bitboard::ALL.count(), 81);
+    }
+
     /// A small deterministic generator (splitmix64) for random bitboards.
     fn next(state: &mut u64) -> u64 {
         *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);

@@ -15,7 +15,8 @@ pub struct Bitboard {
 impl Bitboard {
     #[inline(always)]
     pub const fn from_halves(lo: u64, hi: u64) -> Bitboard {
-        Bitboard { q: [lo, hi] }
+        // Bits beyond the 81 squares are dropped: `lsb` and iteration rely on their being zero.
+        Bitboard { q: [lo & super::LO_MASK, hi & super::HI_MASK] }
     }
 
     #[inline(always)]
@@ -44,14 +45,16 @@ impl Bitboard {
         self.q[0].count_ones() + self.q[1].count_ones()
     }
 
-    /// Shifts each half left by `n` bits (towards higher ranks within a file). The caller
-    /// guarantees no set bit leaves its file (e.g. white pawns are never on rank i).
+    /// Shifts each half left by `n` bits (towards higher ranks within a file); bits shifted past
+    /// the board are dropped. Callers keep set bits within their files (e.g. white pawns are
+    /// never on rank i).
     #[inline(always)]
     pub fn shl_halves<const N: i32>(self) -> Bitboard {
         Bitboard::from_halves(self.q[0] << N, self.q[1] << N)
     }
 
-    /// Subtracts lane by lane (each 64-bit half on its own, wrapping, no borrow between halves).
+    /// Subtracts lane by lane (each 64-bit half on its own, wrapping, no borrow between halves);
+    /// bits beyond the board are dropped.
     #[inline(always)]
     pub fn sub_halves(self, rhs: Bitboard) -> Bitboard {
         Bitboard::from_halves(self.q[0].wrapping_sub(rhs.q[0]), self.q[1].wrapping_sub(rhs.q[1]))

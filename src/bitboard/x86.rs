@@ -19,8 +19,10 @@ pub struct Bitboard(__m128i);
 impl Bitboard {
     #[inline(always)]
     pub const fn from_halves(lo: u64, hi: u64) -> Bitboard {
+        // Bits beyond the 81 squares are dropped: `lsb` and iteration rely on their being zero.
+        let halves = [lo & super::LO_MASK, hi & super::HI_MASK];
         // SAFETY: `[u64; 2]` and `__m128i` are both 16 plain bytes; lane 0 is the first element.
-        Bitboard(unsafe { std::mem::transmute::<[u64; 2], __m128i>([lo, hi]) })
+        Bitboard(unsafe { std::mem::transmute::<[u64; 2], __m128i>(halves) })
     }
 
     #[inline(always)]
@@ -63,17 +65,21 @@ impl Bitboard {
         self.lo().count_ones() + self.hi().count_ones()
     }
 
-    /// Shifts each half left by `N` bits (towards higher ranks within a file). The caller
-    /// guarantees no set bit leaves its file (e.g. white pawns are never on rank i).
+    /// Shifts each half left by `N` bits (towards higher ranks within a file); bits shifted past
+    /// the board are dropped. Callers keep set bits within their files (e.g. white pawns are
+    /// never on rank i).
     #[inline(always)]
     pub fn shl_halves<const N: i32>(self) -> Bitboard {
-        unsafe { Bitboard(_mm_slli_epi64::<N>(self.0)) }
+        // SAFETY: SSE2 is part of every x86-64 target this backend is compiled for.
+        unsafe { Bitboard(_mm_slli_epi64::<N>(self.0)) & Bitboard::ALL }
     }
 
-    /// Subtracts lane by lane (each 64-bit half on its own, wrapping, no borrow between halves).
+    /// Subtracts lane by lane (each 64-bit half on its own, wrapping, no borrow between halves);
+    /// bits beyond the board are dropped.
     #[inline(always)]
     pub fn sub_halves(self, rhs: Bitboard) -> Bitboard {
-        unsafe { Bitboard(_mm_sub_epi64(self.0, rhs.0)) }
+        // SAFETY: SSE2 is part of every x86-64 target this backend is compiled for.
+        unsafe { Bitboard(_mm_sub_epi64(self.0, rhs.0)) & Bitboard::ALL }
     }
 
     /// Shifts each half right by `N` bits; the mirror of [`Bitboard::shl_halves`].
