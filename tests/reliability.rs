@@ -122,13 +122,17 @@ fn a_shift_jis_eval_dir_opens_the_folder_of_those_bytes() {
 /// Writes each chunk of input after waiting its delay; the engine is killed after `limit`.
 /// Returns the outcome and, for each line of output, when it arrived (from the start), and when
 /// each chunk was written.
-fn session_steps(
-    steps: &[(u64, &[u8])],
-    limit: Duration,
-) -> (Outcome, Vec<(Duration, String)>, Vec<Duration>) {
+fn session_steps(steps: &[(u64, &[u8])], limit: Duration) -> Timed {
+    session_steps_in(Path::new(env!("CARGO_MANIFEST_DIR")), steps, limit)
+}
+
+/// A session's outcome, each output line with when it arrived, and when each chunk was written.
+type Timed = (Outcome, Vec<(Duration, String)>, Vec<Duration>);
+
+fn session_steps_in(dir: &Path, steps: &[(u64, &[u8])], limit: Duration) -> Timed {
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -209,4 +213,61 @@ fn searchmoves_naming_a_non_promotion_searches_it() {
     assert_eq!(o.count("readyok"), 1, "{}", o.out);
     let best: Vec<&str> = o.out.lines().filter(|l| l.starts_with("bestmove ")).collect();
     assert_eq!(best, ["bestmove 8h2b"], "{}", o.out);
+}
+
+/// A FIFO (or any file that is not a regular file) named as the net is refused at once instead of
+/// waiting for a writer forever.
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_eval_file_is_refused_without_hanging() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("f");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let input = format!("setoption name EvalFile value {}\nisready\nquit\n", fifo.display());
+    let o = session_in(&dir, input.as_bytes(), Duration::from_secs(4), Duration::from_secs(3));
+    assert_eq!(o.count("readyok"), 1, "{}", o.out);
+    assert!(o.out.contains("not a regular file"), "{}", o.out);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A net file created after an `isready` that found none is read at the next `isready` (and one
+/// rewritten is read again), without a restart.
+#[test]
+fn a_net_file_created_or_changed_later_is_read_at_the_next_isready() {
+    let dir = temp_dir("reload");
+    let eval = dir.join("eval");
+    std::fs::create_dir_all(&eval).unwrap();
+    let net = eval.join("nn.bin");
+    let (o, lines, written) = {
+        let net = net.clone();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(1500));
+            std::fs::write(&net, [0u8; 100]).unwrap();
+            std::thread::sleep(Duration::from_millis(1500));
+            std::fs::write(&net, [0u8; 200]).unwrap();
+        });
+        let r = session_steps_in(
+            &dir,
+            &[(0, &b"isready\n"[..]), (2500, b"isready\n"), (1500, b"isready\nisready\nquit\n")],
+            Duration::from_secs(20),
+        );
+        writer.join().unwrap();
+        r
+    };
+    assert_eq!(o.code, Some(0), "{}", o.out);
+    assert_eq!(o.count("readyok"), 4, "{}", o.out);
+    let messages: Vec<&str> =
+        lines.iter().filter(|(_, l)| l.contains("nn.bin")).map(|(_, l)| l.as_str()).collect();
+    assert_eq!(
+        messages.len(),
+        3,
+        "absent, then 100 bytes, then 200 bytes; the last isready reads nothing:\n{}",
+        o.out
+    );
+    assert!(messages[0].contains("no NNUE file"), "{}", o.out);
+    // The file was read when created and again when rewritten (zeros: refused by the version).
+    assert!(messages[1].contains("version") && messages[2].contains("version"), "{}", o.out);
+    let _ = written;
+    std::fs::remove_dir_all(&dir).unwrap();
 }

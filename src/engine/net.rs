@@ -1,5 +1,5 @@
 //! The NNUE net the options name: where its file is, and loading it again only when the options
-//! name another file.
+//! name another file or the file changed (created, replaced, rewritten) since the last attempt.
 
 use super::options::{self, Options};
 use crate::eval::nnue::{Network, NnueError};
@@ -11,8 +11,15 @@ use std::sync::Arc;
 pub struct NetSlot {
     /// The NNUE net in use, if one is loaded.
     net: Option<Arc<Network>>,
-    /// The file the last load attempt read (reloaded only when the options name another).
-    source: Option<PathBuf>,
+    /// The file the last load attempt read, and what it was then (reloaded when either differs).
+    source: Option<(PathBuf, Stamp)>,
+}
+
+/// What a file was at a load attempt: its size and modification time, or absent.
+type Stamp = Option<(u64, Option<std::time::SystemTime>)>;
+
+fn stamp(path: &Path) -> Stamp {
+    std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()))
 }
 
 /// Where the options say the NNUE file is: `EvalFile` when set, else `EvalDir/nn.bin`; relative
@@ -36,15 +43,17 @@ impl NetSlot {
         self.net.as_ref()
     }
 
-    /// Loads the net the options name, unless that file was the last one tried. Without one, or
+    /// Loads the net the options name, unless that file was the last one tried and has not
+    /// changed since (same size and modification time, or still absent). Without one, or
     /// when it cannot be used, the embedded evaluation plays. Returns what happened, for the user
     /// (nothing when the file is the same as before).
     pub fn load(&mut self, opts: &Options) -> Option<String> {
         let path = eval_path(opts);
-        if self.source.as_ref() == Some(&path) {
+        let now = (path.clone(), stamp(&path));
+        if self.source.as_ref() == Some(&now) {
             return None;
         }
-        self.source = Some(path.clone());
+        self.source = Some(now);
         let (net, message) = match Network::load(&path) {
             Ok(net) => (Some(Arc::new(net)), format!("NNUE loaded from {}", path.display())),
             Err(NnueError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {

@@ -70,12 +70,17 @@ const BODY_BYTES: usize = 4 + FT_OUT * 2 + NUM_FEATURES * FT_OUT * 2 + 4 + Layer
 /// Size of the classic file (178-byte architecture string): 64,217,066 bytes.
 pub const CLASSIC_FILE_BYTES: usize = 12 + ARCHITECTURE.len() + BODY_BYTES;
 
+/// The largest file `load` reads: a net whose architecture description is up to 4 KiB long.
+pub const MAX_FILE_BYTES: usize = 12 + 4096 + BODY_BYTES;
+
 /// Why a net could not be loaded. The `Display` text is written for users (the engine shows it as
 /// `info string`), so it names the problem and, where it can, what the file actually is.
 #[derive(Debug)]
 pub enum NnueError {
     /// The file could not be opened or read.
     Io { path: PathBuf, source: std::io::Error },
+    /// The path names something other than a regular file (a folder, a FIFO, a device).
+    NotAFile { path: PathBuf },
     /// The file ends early: `len` bytes where the header announces `expected`.
     Truncated { len: usize, expected: usize },
     /// The file goes on after the last weight: `len` bytes where `expected` make a complete net.
@@ -96,6 +101,9 @@ impl fmt::Display for NnueError {
         match self {
             NnueError::Io { path, source } => {
                 write!(f, "cannot read NNUE file {}: {source}", path.display())
+            }
+            NnueError::NotAFile { path } => {
+                write!(f, "{} is not a regular file (a folder, pipe or device); not read", path.display())
             }
             NnueError::Truncated { len, expected } => write!(
                 f,
@@ -219,9 +227,21 @@ impl<'a> Reader<'a> {
 impl Network {
     /// Reads and checks `nn.bin` at `path` (the whole file is read into memory first).
     pub fn load(path: impl AsRef<Path>) -> Result<Network, NnueError> {
+        use std::io::Read;
         let path = path.as_ref();
-        let bytes =
-            std::fs::read(path).map_err(|source| NnueError::Io { path: path.to_path_buf(), source })?;
+        let io = |source| NnueError::Io { path: path.to_path_buf(), source };
+        // Only a regular file of a net's size is read: opening a FIFO would wait for a writer,
+        // and a device or an endless file would never end.
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if !meta.is_file() {
+            return Err(NnueError::NotAFile { path: path.to_path_buf() });
+        }
+        let limit = MAX_FILE_BYTES as u64;
+        if meta.len() > limit {
+            return Err(NnueError::TrailingBytes { len: meta.len() as usize, expected: CLASSIC_FILE_BYTES });
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        std::fs::File::open(path).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes)).map_err(io)?;
         Network::from_bytes(&bytes)
     }
 
