@@ -126,12 +126,16 @@ fn session_steps(steps: &[(u64, &[u8])], limit: Duration) -> Timed {
     session_steps_in(Path::new(env!("CARGO_MANIFEST_DIR")), steps, limit)
 }
 
+fn session_steps_in(dir: &Path, steps: &[(u64, &[u8])], limit: Duration) -> Timed {
+    session_steps_cmd(Command::new(env!("CARGO_BIN_EXE_hayate")), dir, steps, limit)
+}
+
 /// A session's outcome, each output line with when it arrived, and when each chunk was written.
 type Timed = (Outcome, Vec<(Duration, String)>, Vec<Duration>);
 
-fn session_steps_in(dir: &Path, steps: &[(u64, &[u8])], limit: Duration) -> Timed {
+fn session_steps_cmd(mut cmd: Command, dir: &Path, steps: &[(u64, &[u8])], limit: Duration) -> Timed {
     use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
+    let mut child = cmd
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -270,4 +274,35 @@ fn a_net_file_created_or_changed_later_is_read_at_the_next_isready() {
     assert!(messages[1].contains("version") && messages[2].contains("version"), "{}", o.out);
     let _ = written;
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Case 3: sizes and threads the system cannot grant. Under a 1.5 GB address-space limit the
+/// tables are smaller than asked, with a message, the search and the mate solver still run, and
+/// every command is answered; with more threads than fit, the engine says so and still moves.
+#[cfg(target_os = "linux")]
+#[test]
+fn tables_and_threads_beyond_the_memory_shrink_with_a_message() {
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "ulimit -v 1500000 && exec \"$0\"", env!("CARGO_BIN_EXE_hayate")]);
+    let steps: [(u64, &[u8]); 5] = [
+        (0, b"setoption name USI_Hash value 65536\nsetoption name Threads value 2\nisready\n"),
+        (1500, b"position startpos\ngo depth 4\n"),
+        (1500, b"setoption name MateHash value 65536\nposition sfen 7kl/9/7G1/9/9/9/9/9/K8 b G 1\ngo mate 5000\n"),
+        (1500, b"setoption name Threads value 512\nusinewgame\nposition startpos\ngo depth 2\n"),
+        (1500, b"isready\nquit\n"),
+    ];
+    let (o, _, _) =
+        session_steps_cmd(cmd, Path::new(env!("CARGO_MANIFEST_DIR")), &steps, Duration::from_secs(60));
+    assert_eq!(o.code, Some(0), "{}", o.out);
+    for message in [
+        "info string USI_Hash 65536 MiB: more than the memory that can be had, using ",
+        "info string MateHash 65536 MiB: more than the memory that can be had, using ",
+        "info string Threads 512: cannot allocate the memory of more than ",
+    ] {
+        assert_eq!(o.out.lines().filter(|l| l.starts_with(message)).count(), 1, "{message}\n{}", o.out);
+    }
+    assert!(o.out.lines().any(|l| l.starts_with("info depth 4 ")), "the search ran: {}", o.out);
+    assert!(o.out.contains("\ncheckmate G*2b\n"), "the solver ran: {}", o.out);
+    assert_eq!(o.out.lines().filter(|l| l.starts_with("bestmove ")).count(), 2, "{}", o.out);
+    assert_eq!(o.count("readyok"), 2, "{}", o.out);
 }

@@ -6,6 +6,7 @@
 //! when the thread is joined. Exactly one report answers each job, also when it is stopped: then
 //! it reports what it had, `Timeout` if nothing was proven.
 
+use super::memory;
 use crate::mate::{MateInfo, MateLimits, MateResult, MateSolver};
 use crate::position::Position;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,6 +36,8 @@ pub struct MateReport {
 /// Receives the report of a `go mate` job, on the job's thread.
 pub trait MateReporter: Send + Sync {
     fn mate_report(&self, report: &MateReport);
+    /// Free text for the user (`info string`).
+    fn message(&self, text: &str);
 }
 
 /// The solver, idle or lent to a running job.
@@ -88,7 +91,11 @@ impl MateRunner {
                 // Free the old table before allocating the new one.
                 drop(other);
                 self.solver_mb = table_mb;
-                MateSolver::new(table_mb)
+                let (solver, mb) = memory::largest_fitting(table_mb, MateSolver::try_new);
+                if mb < table_mb {
+                    reporter.message(&memory::shrunk_message("MateHash", table_mb, mb));
+                }
+                solver
             }
         };
         let stop = Arc::new(AtomicBool::new(false));
@@ -99,18 +106,30 @@ impl MateRunner {
         };
         let pos = pos.clone();
         let flag = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("go mate".into())
-            .spawn(move || {
-                let result = solver.solve(&pos, &limits, &flag);
+        let thread_reporter = Arc::clone(&reporter);
+        let spawned = std::thread::Builder::new().name("go mate".into()).spawn(move || {
+            let result = solver.try_solve(&pos, &limits, &flag).unwrap_or_else(|e| {
+                thread_reporter.message(&format!("cannot start the mate search thread ({e})"));
+                MateResult::Timeout
+            });
+            thread_reporter.mate_report(&MateReport {
+                result,
+                info: solver.info(),
+                hashfull: solver.hashfull(),
+            });
+            solver
+        });
+        match spawned {
+            Ok(handle) => self.job = Some(Job { stop, handle }),
+            Err(e) => {
+                // The solver went with the closure: the next job makes a new one.
+                reporter.message(&format!("cannot start the go mate thread ({e})"));
                 reporter.mate_report(&MateReport {
-                    result,
-                    info: solver.info(),
-                    hashfull: solver.hashfull(),
+                    result: MateResult::Timeout,
+                    info: MateInfo::default(),
+                    hashfull: 0,
                 });
-                solver
-            })
-            .expect("cannot start the go mate thread");
-        self.job = Some(Job { stop, handle });
+            }
+        }
     }
 }

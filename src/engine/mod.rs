@@ -41,6 +41,7 @@
 //! ```
 
 pub mod mate;
+mod memory;
 mod net;
 pub mod options;
 pub mod path_bytes;
@@ -67,6 +68,15 @@ pub struct Engine {
     net: NetSlot,
     /// `go mate`'s solver.
     mate: MateRunner,
+    /// The option values the table and the pool were last made for (they may be smaller).
+    applied: Applied,
+}
+
+/// Sizes last asked of the resources, so that one the system could not grant in full is not
+/// tried again at every command.
+struct Applied {
+    hash_mb: usize,
+    threads: usize,
 }
 
 impl Engine {
@@ -80,6 +90,7 @@ impl Engine {
             options,
             net: NetSlot::default(),
             mate: MateRunner::default(),
+            applied: Applied { hash_mb: 1, threads: 1 },
         }
     }
 
@@ -133,19 +144,21 @@ impl Engine {
             return Vec::new();
         }
         self.pool.wait();
-        self.apply_resources();
-        let message = self.net.load(&self.options);
+        let mut messages = self.apply_resources();
+        messages.extend(self.net.load(&self.options));
         self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
-        message.into_iter().collect()
+        messages
     }
 
     /// A new game (USI `usinewgame`): ends what runs, and forgets what earlier games taught the
     /// table and the histories.
-    pub fn new_game(&mut self) {
+    /// Returns what could not be had in full (see [`Engine::prepare`]).
+    pub fn new_game(&mut self) -> Vec<String> {
         self.stop_and_wait();
-        self.apply_resources();
+        let messages = self.apply_resources();
         self.tt.clear();
         self.pool.clear();
+        messages
     }
 
     /// Starts searching the position in the background with the options' settings; `reporter`
@@ -153,7 +166,9 @@ impl Engine {
     /// move or mate report still comes).
     pub fn start_search(&mut self, limits: Limits, reporter: Arc<dyn Reporter>) {
         self.stop_and_wait();
-        self.apply_resources();
+        for message in self.apply_resources() {
+            reporter.message(&message);
+        }
         self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
         let config = self.search_config();
         self.pool.start(&self.pos, limits, config, Arc::clone(&self.tt), reporter);
@@ -225,17 +240,33 @@ impl Engine {
     }
 
     /// Makes the table and threads match the options (when no search runs).
-    fn apply_resources(&mut self) {
+    /// Brings the table size and the number of threads in line with the options; returns what
+    /// could not be had in full (the engine goes on with less).
+    fn apply_resources(&mut self) -> Vec<String> {
+        let mut messages = Vec::new();
+        // Threads first: the table takes what memory is left.
+        let threads = self.options.int(options::THREADS) as usize;
+        if self.applied.threads != threads {
+            let got = self.pool.set_threads(threads);
+            self.applied.threads = threads;
+            if got < threads {
+                messages.push(format!(
+                    "Threads {threads}: cannot allocate the memory of more than {got} threads, using {got}"
+                ));
+            }
+        }
         let mb = self.options.int(options::USI_HASH) as usize;
-        if self.tt.size_mb() != mb {
+        if self.applied.hash_mb != mb {
             // Free the old table before allocating the new one.
             self.tt = Arc::new(TranspositionTable::new(1));
-            self.tt = Arc::new(TranspositionTable::new(mb));
+            let (tt, got) = memory::largest_fitting(mb, TranspositionTable::try_new);
+            self.tt = Arc::new(tt);
+            self.applied.hash_mb = mb;
+            if got < mb {
+                messages.push(memory::shrunk_message(options::USI_HASH, mb, got));
+            }
         }
-        let threads = self.options.int(options::THREADS) as usize;
-        if self.pool.threads() != threads {
-            self.pool.set_threads(threads);
-        }
+        messages
     }
 }
 

@@ -119,9 +119,16 @@ pub struct MateSolver {
 }
 
 impl MateSolver {
-    /// A solver whose table takes about `table_mb` mebibytes.
+    /// A solver whose table takes about `table_mb` mebibytes. Aborts when the memory cannot be
+    /// had; see [`MateSolver::try_new`].
     pub fn new(table_mb: usize) -> MateSolver {
-        MateSolver { table: Table::new(table_mb), info: MateInfo::default() }
+        MateSolver::try_new(table_mb).expect("memory for the mate table")
+    }
+
+    /// A solver whose table takes about `table_mb` mebibytes, or `None` when the allocator
+    /// refuses that much memory.
+    pub fn try_new(table_mb: usize) -> Option<MateSolver> {
+        Some(MateSolver { table: Table::try_new(table_mb)?, info: MateInfo::default() })
     }
 
     /// Forgets everything the table learned.
@@ -173,8 +180,19 @@ impl MateSolver {
     }
 
     /// Can the side to move of `pos` force mate? `stop` (set from another thread) ends the search
-    /// within a few thousand nodes. Runs on a thread of its own with a deep stack.
+    /// within a few thousand nodes. Runs on a thread of its own with a deep stack; panics when
+    /// that thread cannot start (see [`MateSolver::try_solve`]).
     pub fn solve(&mut self, pos: &Position, limits: &MateLimits, stop: &AtomicBool) -> MateResult {
+        self.try_solve(pos, limits, stop).expect("cannot start the mate search thread")
+    }
+
+    /// [`MateSolver::solve`], or the error that kept its thread from starting.
+    pub fn try_solve(
+        &mut self,
+        pos: &Position,
+        limits: &MateLimits,
+        stop: &AtomicBool,
+    ) -> std::io::Result<MateResult> {
         let start = Instant::now();
         let table = &mut self.table;
         let pos = pos.clone();
@@ -183,16 +201,15 @@ impl MateSolver {
             let handle = std::thread::Builder::new()
                 .name("mate".to_string())
                 .stack_size(STACK_BYTES)
-                .spawn_scoped(scope, move || solve_with(table, pos, &limits, stop))
-                .expect("cannot start the mate search thread");
+                .spawn_scoped(scope, move || solve_with(table, pos, &limits, stop))?;
             match handle.join() {
-                Ok(r) => r,
+                Ok(r) => Ok::<_, std::io::Error>(r),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
-        });
+        })?;
         info.elapsed = start.elapsed();
         self.info = info;
-        result
+        Ok(result)
     }
 }
 

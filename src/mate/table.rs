@@ -73,14 +73,16 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// A table of about `mb` mebibytes (at least one cluster).
-    pub fn new(mb: usize) -> Table {
-        let n = (mb << 20) / std::mem::size_of::<Cluster>();
+    /// A table of about `mb` mebibytes (at least one cluster), or `None` when the allocator
+    /// refuses that much memory.
+    pub fn try_new(mb: usize) -> Option<Table> {
+        let n = (mb.saturating_mul(1 << 20) / std::mem::size_of::<Cluster>()).max(1);
+        let mut clusters = Vec::new();
+        clusters.try_reserve_exact(n).ok()?;
         // Advise before the first write, so that the pages are backed huge from the start.
-        let mut clusters = Vec::with_capacity(n.max(1));
         advise_huge_pages(clusters.spare_capacity_mut());
-        clusters.resize(n.max(1), Cluster::default());
-        Table { clusters }
+        clusters.resize(n, Cluster::default());
+        Some(Table { clusters })
     }
 
     pub fn clear(&mut self) {
@@ -274,7 +276,7 @@ mod tests {
 
     #[test]
     fn superiority_and_depth() {
-        let mut t = Table::new(1);
+        let mut t = Table::try_new(1).expect("1 MiB");
         let k = 0x1234_5678_9abc_def0;
         t.store_proven(k, hand(1, 1), 5, None, 1);
         // A richer hand is proven, a poorer one is not; a shorter depth does not see it.

@@ -61,16 +61,30 @@ pub struct History {
 
 impl Default for History {
     fn default() -> History {
-        History {
-            butterfly: Box::new([[0; ORIGINS * 81]; 2]),
-            capture: vec![0; PIECE_TO * PieceType::NUM],
-            continuation: vec![0; PIECE_TO * PIECE_TO],
-            counter: vec![None; PIECE_TO],
-        }
+        History::try_new().expect("memory for the histories")
     }
 }
 
+/// `len` copies of `value`, or `None` when the allocator refuses the memory.
+fn try_filled<T: Clone>(len: usize, value: T) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).ok()?;
+    v.resize(len, value);
+    Some(v)
+}
+
 impl History {
+    /// Empty histories, or `None` when the allocator refuses the memory (the continuation
+    /// history takes about 13 MB).
+    pub fn try_new() -> Option<History> {
+        Some(History {
+            butterfly: Box::new([[0; ORIGINS * 81]; 2]),
+            capture: try_filled(PIECE_TO * PieceType::NUM, 0)?,
+            continuation: try_filled(PIECE_TO * PIECE_TO, 0)?,
+            counter: try_filled(PIECE_TO, None)?,
+        })
+    }
+
     pub fn clear(&mut self) {
         for side in self.butterfly.iter_mut() {
             side.fill(0);

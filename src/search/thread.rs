@@ -18,7 +18,7 @@ use super::report::{BestMove, Reporter};
 use super::time::TimeOptions;
 use super::tt::TranspositionTable;
 use crate::eval::{EvalType, Evaluator};
-use crate::position::{DeclarationRule, Position};
+use crate::position::{DeclarationRule, MoveList, Position};
 use crate::types::{Color, Move, Value, MAX_PLY};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -265,11 +265,16 @@ pub fn lmr_table() -> Box<[[i32; 64]; 64]> {
 
 impl Worker {
     pub fn new(id: usize) -> Worker {
-        Worker {
+        Worker::try_new(id).expect("memory for a search thread")
+    }
+
+    /// A worker, or `None` when the allocator refuses the memory of its histories.
+    pub fn try_new(id: usize) -> Option<Worker> {
+        Some(Worker {
             id,
             pos: Position::startpos(),
             eval: Evaluator::default(),
-            history: super::history::History::default(),
+            history: super::history::History::try_new()?,
             root_moves: Vec::new(),
             nodes: 0,
             sel_depth: 0,
@@ -282,7 +287,7 @@ impl Worker {
             root_color: Color::Black,
             manager: (id == 0).then(SearchManager::default),
             lmr: lmr_table(),
-        }
+        })
     }
 
     /// Forgets what earlier games taught (usinewgame).
@@ -320,14 +325,17 @@ impl ThreadPool {
         Arc::clone(&self.control)
     }
 
-    /// Resizes the pool (waits for a running search first).
-    pub fn set_threads(&mut self, threads: usize) {
+    /// Resizes the pool (waits for a running search first). Returns the number of threads it
+    /// has: fewer than asked when the memory of another thread's histories cannot be had.
+    pub fn set_threads(&mut self, threads: usize) -> usize {
         self.wait();
         let threads = threads.max(1);
         self.workers.truncate(threads);
         while self.workers.len() < threads {
             let id = self.workers.len();
-            let mut w = Worker::new(id);
+            let Some(mut w) = Worker::try_new(id) else {
+                break;
+            };
             let (net, fv_scale) = match self.network.as_ref() {
                 Some((net, fv_scale)) => (Some(net), *fv_scale),
                 None => (None, crate::eval::nnue::DEFAULT_FV_SCALE),
@@ -335,6 +343,8 @@ impl ThreadPool {
             w.eval.configure(self.eval_type, net, fv_scale);
             self.workers.push(w);
         }
+        assert!(!self.workers.is_empty(), "memory for one search thread");
+        self.workers.len()
     }
 
     /// Number of search threads (call when no search runs).
@@ -416,15 +426,29 @@ impl ThreadPool {
                 w.lmr = lmr_table();
             }
         }
-        let handle = std::thread::Builder::new()
-            .name("search".into())
-            .stack_size(STACK_SIZE)
-            .spawn(move || {
+        // The workers go to the thread once it runs, so that they stay here if it cannot start.
+        let (to_thread, from_pool) = std::sync::mpsc::channel::<(Vec<Worker>, Arc<SharedState>)>();
+        let spawned =
+            std::thread::Builder::new().name("search".into()).stack_size(STACK_SIZE).spawn(move || {
+                let (mut workers, shared) = from_pool.recv().expect("the pool sends the workers");
                 run_search(&mut workers, &shared);
                 workers
-            })
-            .expect("spawn the search thread");
-        self.running = Some(handle);
+            });
+        match spawned {
+            Ok(handle) => {
+                to_thread.send((workers, shared)).expect("the search thread waits for its workers");
+                self.running = Some(handle);
+            }
+            Err(e) => {
+                self.workers = workers;
+                shared
+                    .reporter
+                    .message(&format!("cannot start the search thread ({e}): answering without a search"));
+                let best = unsearched_move(pos, &shared);
+                shared.control.answered.store(true, Ordering::SeqCst);
+                shared.reporter.best_move(best);
+            }
+        }
     }
 
     /// Runs a search to completion (bench, tests, self-play): starts it and waits for its
@@ -448,12 +472,23 @@ fn run_search(workers: &mut [Worker], shared: &Arc<SharedState>) {
     shared.tt.new_search();
     let (main, helpers) = workers.split_first_mut().expect("at least one worker");
     let best = std::thread::scope(|s| {
+        let mut failed = None;
+        let helper_count = helpers.len();
         for h in helpers.iter_mut() {
+            // A helper that cannot start must not vote with the moves of an earlier search.
+            h.root_moves.clear();
             let shared = Arc::clone(shared);
-            std::thread::Builder::new()
+            let spawned = std::thread::Builder::new()
                 .stack_size(STACK_SIZE)
-                .spawn_scoped(s, move || h.search_helper(&shared))
-                .expect("spawn a helper thread");
+                .spawn_scoped(s, move || h.search_helper(&shared));
+            if let Err(e) = spawned {
+                failed.get_or_insert((0, e)).0 += 1;
+            }
+        }
+        if let Some((count, e)) = failed {
+            shared.reporter.message(&format!(
+                "cannot start {count} of {helper_count} helper threads ({e}): searching with fewer"
+            ));
         }
         let best = main.search_main(shared);
         shared.control.stop();
@@ -465,6 +500,20 @@ fn run_search(workers: &mut [Worker], shared: &Arc<SharedState>) {
     };
     shared.control.answered.store(true, Ordering::SeqCst);
     shared.reporter.best_move(best);
+}
+
+/// The move played when no search can run: the table's move if it is legal here, else the first
+/// legal move (among `searchmoves` when given), else resignation.
+fn unsearched_move(pos: &Position, shared: &SharedState) -> BestMove {
+    let only = &shared.limits.searchmoves;
+    let allowed = |m: Move| only.is_empty() || only.contains(&m);
+    let (entry, _) = shared.tt.probe(pos.key());
+    let moves = MoveList::legal(pos, !only.is_empty());
+    let table_move = entry.and_then(|e| e.mv).filter(|&m| moves.iter().any(|&l| l == m) && allowed(m));
+    match table_move.or_else(|| moves.iter().copied().find(|&m| allowed(m))) {
+        Some(best) => BestMove::Move { best, ponder: None },
+        None => BestMove::Resign,
+    }
 }
 
 /// Lazy SMP vote: each thread votes for its best move with weight growing with its score and

@@ -124,12 +124,20 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of about `mb` megabytes (at least one cluster).
+    /// A table of about `mb` megabytes (at least one cluster). Aborts when the memory cannot be
+    /// had; see [`TranspositionTable::try_new`].
     pub fn new(mb: usize) -> TranspositionTable {
-        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Cluster>()).max(1);
+        TranspositionTable::try_new(mb).expect("memory for the transposition table")
+    }
+
+    /// A table of about `mb` megabytes (at least one cluster), or `None` when the allocator
+    /// refuses that much memory.
+    pub fn try_new(mb: usize) -> Option<TranspositionTable> {
+        let n = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Cluster>()).max(1);
         let mut clusters = Vec::new();
+        clusters.try_reserve_exact(n).ok()?;
         clusters.resize_with(n, Cluster::default);
-        TranspositionTable { clusters, generation: AtomicU64::new(0) }
+        Some(TranspositionTable { clusters, generation: AtomicU64::new(0) })
     }
 
     /// Size in megabytes.

@@ -61,7 +61,11 @@ impl UsiSession {
                 send("readyok");
             }
             ["setoption", rest @ ..] => self.setoption(rest),
-            ["usinewgame"] => self.engine.new_game(),
+            ["usinewgame"] => {
+                for message in self.engine.new_game() {
+                    info_string(&message);
+                }
+            }
             ["position", rest @ ..] => self.position(rest),
             ["go", rest @ ..] => self.go(rest),
             ["stop"] => self.engine.stop(),

@@ -94,6 +94,10 @@ impl MateReporter for UsiMateReporter {
         send(&mate_info_line(report));
         send(&checkmate_line(&report.result));
     }
+
+    fn message(&self, text: &str) {
+        info_string(text);
+    }
 }
 
 /// `info time .. nodes .. nps .. hashfull ..` for a finished solve.

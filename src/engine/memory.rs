@@ -1,0 +1,94 @@
+//! Tables sized to the memory the system grants: a size that is more than the free memory, or
+//! that the allocator refuses, is halved until one fits, and the user is told.
+//!
+//! Linux grants large allocations it cannot back (overcommit) and kills the process when the
+//! table is filled, so there the size is first held to the memory the kernel reports available
+//! (and to the control group's limit, inside a container). Elsewhere the allocator's refusal is
+//! the only signal.
+
+/// Makes a table of `mb` MiB with `make`, or else of the largest of `mb / 2`, `mb / 4`, ..., 1
+/// MiB that fits in the available memory and that the allocator grants; returns it with its
+/// size. Aborts when not even 1 MiB can be had (then nothing else could run either).
+pub(crate) fn largest_fitting<T>(mb: usize, make: impl Fn(usize) -> Option<T>) -> (T, usize) {
+    let limit_mb = available_bytes().map(|b| ((b / 8 * 7) >> 20) as usize);
+    largest_fitting_within(mb, limit_mb, make)
+}
+
+fn largest_fitting_within<T>(
+    mb: usize,
+    limit_mb: Option<usize>,
+    make: impl Fn(usize) -> Option<T>,
+) -> (T, usize) {
+    let mut size = mb.max(1);
+    while size > 1 && limit_mb.is_some_and(|limit| size > limit) {
+        size /= 2;
+    }
+    loop {
+        if let Some(table) = make(size) {
+            return (table, size);
+        }
+        assert!(size > 1, "out of memory: not even a 1 MiB table can be allocated");
+        size /= 2;
+    }
+}
+
+/// The message for an option whose size could not be had in full.
+pub(crate) fn shrunk_message(option: &str, asked_mb: usize, got_mb: usize) -> String {
+    format!("{option} {asked_mb} MiB: more than the memory that can be had, using {got_mb} MiB")
+}
+
+/// Bytes the system can still give without swapping or killing a process: Linux's
+/// `MemAvailable`, held to what the control group (cgroup v2) still allows and to the room left
+/// under the process's address-space limit (`ulimit -v`); `None` where none can be read.
+fn available_bytes() -> Option<u64> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    // The number after `label` on its line of `text`, times `unit`.
+    let field = |text: &str, label: &str, unit: u64| {
+        let line = text.lines().find(|l| l.starts_with(label))?;
+        let n: u64 = line[label.len()..].split_whitespace().next()?.parse().ok()?;
+        Some(n.saturating_mul(unit))
+    };
+    let meminfo = read("/proc/meminfo").and_then(|t| field(&t, "MemAvailable:", 1024));
+    let number = |path: &str| read(path)?.trim().parse::<u64>().ok();
+    let cgroup = number("/sys/fs/cgroup/memory.max")
+        .map(|max| max.saturating_sub(number("/sys/fs/cgroup/memory.current").unwrap_or(0)));
+    let address_space =
+        read("/proc/self/limits").and_then(|t| field(&t, "Max address space", 1)).map(|max| {
+            max.saturating_sub(
+                read("/proc/self/status").and_then(|t| field(&t, "VmSize:", 1024)).unwrap_or(0),
+            )
+        });
+    [meminfo, cgroup, address_space].into_iter().flatten().min()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halves_until_the_allocator_grants() {
+        let (size, got) = largest_fitting_within(1000, None, |mb| (mb <= 300).then_some(mb));
+        assert_eq!((size, got), (250, 250));
+        assert_eq!(largest_fitting_within(64, None, Some), (64, 64));
+        assert_eq!(largest_fitting_within(0, None, Some), (1, 1));
+    }
+
+    #[test]
+    fn halves_to_the_available_memory_first() {
+        let tried = std::cell::RefCell::new(Vec::new());
+        let make = |mb| {
+            tried.borrow_mut().push(mb);
+            Some(mb)
+        };
+        assert_eq!(largest_fitting_within(65536, Some(20000), make), (16384, 16384));
+        assert_eq!(*tried.borrow(), vec![16384], "sizes beyond the limit are not even tried");
+        assert_eq!(largest_fitting_within(256, Some(0), Some), (1, 1));
+    }
+
+    #[test]
+    fn the_available_memory_is_known_on_linux() {
+        if cfg!(target_os = "linux") {
+            assert!(available_bytes().is_some_and(|b| b > 0));
+        }
+    }
+}
