@@ -306,3 +306,47 @@ fn tables_and_threads_beyond_the_memory_shrink_with_a_message() {
     assert_eq!(o.out.lines().filter(|l| l.starts_with("bestmove ")).count(), 2, "{}", o.out);
     assert_eq!(o.count("readyok"), 2, "{}", o.out);
 }
+
+/// Case 10: a config file's mistakes name their own line, also for quoted keys and tables, and
+/// one option set twice under two spellings is refused instead of the later name winning.
+#[test]
+fn config_file_mistakes_name_their_line_and_duplicates_are_refused() {
+    let dir = temp_dir("config");
+    let path = dir.join("hayate.toml");
+    for (text, want) in [
+        ("USI_Hash = 16\n\"Threads\" = 0\n", "line 2: "),
+        ("USI_Hash = 16\n\n[Threads]\nvalue = 2\n", "line 3: "),
+        ("threads = 2\nTHREADS = 3\n", "line 2: THREADS sets Threads again"),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_hayate")).arg("--config").arg(&path).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{text}");
+        assert!(err.contains(want), "{text}: {err}");
+        assert!(!err.contains("line 0"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Case 10: a malformed 100 kB position line gets a short message, and the position stays.
+#[test]
+fn a_huge_bad_sfen_gets_a_short_message() {
+    let garbage = "lnsgkgsnl/".repeat(10_000);
+    let mut input = format!("position sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1 {garbage}\n").into_bytes();
+    input.extend_from_slice(format!("position sfen 4k4/9/9/9/9/9/9/9/4K4 {garbage} - 1\n").as_bytes());
+    input.extend_from_slice(format!("position {garbage}\n").as_bytes());
+    input.extend_from_slice(format!("position startpos moves 7g7f {garbage}\nd\nisready\nquit\n").as_bytes());
+    let o = session(&input);
+    assert_eq!(o.code, Some(0));
+    let messages: Vec<&str> = o.out.lines().filter(|l| l.starts_with("info string position")).collect();
+    assert_eq!(messages.len(), 4, "{}", o.out);
+    for m in messages {
+        assert!(m.len() < 200, "{m}");
+    }
+    assert!(
+        o.out.contains("sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2"),
+        "{}",
+        o.out
+    );
+    assert_eq!(o.count("readyok"), 1);
+}

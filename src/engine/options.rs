@@ -288,37 +288,43 @@ impl Options {
     }
 
     /// Applies the defaults of a TOML document (`name = value` per option). Every key must be a
-    /// declared option with a value of its type; errors name the line.
+    /// declared option with a value of its type, set once (names are case-insensitive, so
+    /// `threads` and `THREADS` are the same option); errors name the line.
     pub fn apply_toml(&mut self, text: &str) -> Result<(), OptionError> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
-            OptionError(match line {
-                Some(l) => format!("line {l}: {}", e.message()),
+        let line_at = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        type Document = BTreeMap<toml::Spanned<String>, toml::Spanned<toml::Value>>;
+        let document: Document = toml::from_str(text).map_err(|e: toml::de::Error| {
+            OptionError(match e.span() {
+                Some(span) => format!("line {}: {}", line_at(span.start), e.message()),
                 None => e.message().to_string(),
             })
         })?;
-        let line_of = |key: &str| {
-            text.lines()
-                .position(|l| {
-                    l.trim_start().starts_with(key)
-                        && l[l.find(key).unwrap_or(0) + key.len()..].trim_start().starts_with('=')
-                })
-                .map_or(0, |i| i + 1)
-        };
-        for (key, value) in &table {
-            let text_value = match value {
+        // In the order of the file, so that the first mistake is the one reported.
+        let mut entries: Vec<_> = document.iter().collect();
+        entries.sort_by_key(|(key, _)| key.span().start);
+        let mut set_on: BTreeMap<&'static str, usize> = BTreeMap::new();
+        for (key, value) in entries {
+            let line = line_at(key.span().start);
+            let text_value = match value.get_ref() {
                 toml::Value::Boolean(b) => b.to_string(),
                 toml::Value::Integer(i) => i.to_string(),
                 toml::Value::String(s) => s.clone(),
                 other => {
                     return Err(OptionError(format!(
-                        "line {}: {key} has an unsupported value type ({})",
-                        line_of(key),
+                        "line {line}: {} has an unsupported value type ({})",
+                        key.get_ref(),
                         other.type_str()
                     )))
                 }
             };
-            self.set(key, &text_value).map_err(|e| OptionError(format!("line {}: {e}", line_of(key))))?;
+            let name =
+                self.set(key.get_ref(), &text_value).map_err(|e| OptionError(format!("line {line}: {e}")))?;
+            if let Some(first) = set_on.insert(name, line) {
+                return Err(OptionError(format!(
+                    "line {line}: {} sets {name} again (names are case-insensitive; first set on line {first})",
+                    key.get_ref()
+                )));
+            }
         }
         Ok(())
     }
@@ -453,6 +459,12 @@ mod tests {
         assert!(e.0.contains("line 3") && e.0.contains("unknown option"), "{e}");
         let e = o.apply_toml("Threads = \n").unwrap_err();
         assert!(e.0.contains("line 1"), "{e}");
+        let e = o.apply_toml("USI_Hash = 16\n\"Threads\" = 0\n").unwrap_err();
+        assert!(e.0.starts_with("line 2: "), "a quoted key has its line: {e}");
+        let e = o.apply_toml("USI_Hash = 16\n\n[Threads]\nx = 1\n").unwrap_err();
+        assert!(e.0.starts_with("line 3: ") && e.0.contains("unsupported value type"), "{e}");
+        let e = o.apply_toml("threads = 2\nMultiPV = 2\nTHREADS = 3\n").unwrap_err();
+        assert!(e.0.starts_with("line 3: THREADS sets Threads again") && e.0.contains("line 1"), "{e}");
         o.apply_toml("Threads = 3\nUSI_Ponder = true\n").unwrap();
         assert_eq!(o.int(THREADS), 3);
         assert!(o.bool(USI_PONDER));

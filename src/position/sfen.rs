@@ -114,6 +114,18 @@ fn syntax(s: impl Into<String>) -> SfenError {
     SfenError::Syntax(s.into())
 }
 
+/// `text` as quoted in a message: at most [`EXCERPT_CHARS`] characters, then how much was left
+/// out (a malformed line can be 100 kB long).
+pub fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}... ({} more bytes)", &text[..cut], text.len() - cut),
+    }
+}
+
+/// The characters of an input quoted in a message.
+pub const EXCERPT_CHARS: usize = 40;
+
 /// Parses the board field into (square, piece) pairs.
 fn parse_board(text: &str) -> Result<Vec<(Square, Piece)>, SfenError> {
     let ranks: Vec<&str> = text.split('/').collect();
@@ -180,7 +192,7 @@ fn parse_hands(text: &str, limits: PieceLimits) -> Result<[Hand; 2], SfenError> 
         if let Some(d) = ch.to_digit(10) {
             let n = count.unwrap_or(0) * 10 + d;
             if n > 31 {
-                return Err(syntax(format!("hand count too large in '{text}'")));
+                return Err(syntax(format!("hand count too large in '{}'", excerpt(text))));
             }
             count = Some(n);
             continue;
@@ -190,7 +202,7 @@ fn parse_hands(text: &str, limits: PieceLimits) -> Result<[Hand; 2], SfenError> 
             .ok_or_else(|| syntax(format!("'{ch}' cannot be held in hand")))?;
         let n = count.take().unwrap_or(1);
         if n == 0 {
-            return Err(syntax(format!("zero count in hand '{text}'")));
+            return Err(syntax(format!("zero count in hand '{}'", excerpt(text))));
         }
         let c = if ch.is_ascii_uppercase() { Color::Black } else { Color::White };
         let total = hands[c.index()].count(pt) + n;
@@ -200,7 +212,7 @@ fn parse_hands(text: &str, limits: PieceLimits) -> Result<[Hand; 2], SfenError> 
         hands[c.index()].set_count(pt, total);
     }
     if count.is_some() {
-        return Err(syntax(format!("hand '{text}' ends with a number")));
+        return Err(syntax(format!("hand '{}' ends with a number", excerpt(text))));
     }
     Ok(hands)
 }
@@ -222,21 +234,26 @@ impl Position {
         if fields.len() > 4 {
             return Err(syntax(format!(
                 "unexpected text after the move number: '{}'",
-                fields[4..].join(" ")
+                excerpt(&fields[4..].join(" "))
             )));
         }
         let board = parse_board(fields[0])?;
         let side = match fields[1] {
             "b" => Color::Black,
             "w" => Color::White,
-            s => return Err(syntax(format!("side to move must be 'b' or 'w', not '{s}'"))),
+            s => return Err(syntax(format!("side to move must be 'b' or 'w', not '{}'", excerpt(s)))),
         };
         let hands = parse_hands(fields[2], limits)?;
         let ply = match fields.get(3) {
             None => 1,
             Some(s) => match s.parse::<u32>() {
                 Ok(n) if n >= 1 => n,
-                _ => return Err(syntax(format!("move number must be a positive integer, not '{s}'"))),
+                _ => {
+                    return Err(syntax(format!(
+                        "move number must be a positive integer, not '{}'",
+                        excerpt(s)
+                    )))
+                }
             },
         };
         Position::from_parts(&board, side, hands, ply, limits)
@@ -330,13 +347,13 @@ impl Position {
             ["sfen", fields @ ..] if !fields.is_empty() => {
                 Position::from_sfen(&fields.join(" ")).map_err(PositionArgsError::Sfen)?
             }
-            other => return Err(PositionArgsError::Expected(other.join(" "))),
+            other => return Err(PositionArgsError::Expected(excerpt(&other.join(" ")))),
         };
         pos.set_game_ply(1);
         for (i, text) in moves.iter().enumerate() {
             match Move::from_usi(text) {
                 Some(m) if pos.is_legal_move(m) => pos.do_move(m),
-                _ => return Ok((pos, Some(IllegalMoveInList { number: i + 1, text: text.to_string() }))),
+                _ => return Ok((pos, Some(IllegalMoveInList { number: i + 1, text: excerpt(text) }))),
             }
         }
         Ok((pos, None))

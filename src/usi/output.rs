@@ -23,9 +23,26 @@ pub fn send(line: &str) {
 
 /// `info string`, kept to ASCII (GUIs read Shift_JIS).
 pub fn info_string(text: &str) {
-    let ascii: String =
-        text.chars().map(|c| if c.is_ascii() && !c.is_ascii_control() { c } else { '?' }).collect();
-    send(&format!("info string {ascii}"));
+    send(&info_string_line(text));
+}
+
+/// The longest message an `info string` carries; the rest is cut (messages quote input, and an
+/// input line can be any length).
+const INFO_STRING_CHARS: usize = 1000;
+
+/// `info string <text>` with `text` printable ASCII (others become '?') and at most
+/// [`INFO_STRING_CHARS`] characters.
+fn info_string_line(text: &str) -> String {
+    let mut ascii: String = text
+        .chars()
+        .take(INFO_STRING_CHARS)
+        .map(|c| if c.is_ascii() && !c.is_ascii_control() { c } else { '?' })
+        .collect();
+    let total = text.chars().count();
+    if total > INFO_STRING_CHARS {
+        ascii.push_str(&format!("... ({} more characters)", total - INFO_STRING_CHARS));
+    }
+    format!("info string {ascii}")
 }
 
 pub fn format_info(info: &SearchInfo) -> String {
@@ -156,6 +173,14 @@ pub fn option_lines(options: &Options) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::types::Move;
+
+    #[test]
+    fn info_strings_are_printable_and_bounded() {
+        assert_eq!(info_string_line("a\tb\u{3042}"), "info string a?b?");
+        let long = info_string_line(&"x".repeat(100_000));
+        assert!(long.len() < 1100, "{}", long.len());
+        assert!(long.ends_with("... (99000 more characters)"), "{long}");
+    }
 
     #[test]
     fn mate_answers_are_usi() {
