@@ -15,7 +15,8 @@ pub mod see;
 mod sfen;
 
 pub use movegen::{
-    generate, generate_legal, uninit_array, GenType, MoveCounter, MoveList, MoveSink, MoveTarget, MAX_MOVES,
+    generate, generate_legal, uninit_array, GenType, MoveCounter, MoveList, MoveSink, MoveTarget,
+    WideMoveList, MAX_MOVES,
 };
 pub use packed::{PackError, PackedSfen};
 pub use rules::{Declaration, DeclarationRule, Repetition};

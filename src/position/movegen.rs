@@ -291,8 +291,17 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
     }
 }
 
-/// The most moves a position can have (593 is the known maximum), with room to spare.
+/// The most moves a position of a real game can have (593 is the known maximum), with room to
+/// spare: the capacity of [`MoveList`].
 pub const MAX_MOVES: usize = 600;
+
+/// A bound on the moves of any position with the piece counts of [`super::PieceLimits::Extended`]
+/// (31 pawns, 7 lances/knights/silvers/golds, 3 bishops/rooks): at most 81 drops of each of the
+/// 7 hand kinds (567), and on the board at most 6 moves per tokin (186), 16 per lance (8
+/// squares, promoting or not: 112), 6 per promoted knight (42), 10 per silver (70), 6 per gold
+/// (42), 32 per bishop and rook (16 squares, promoting or not: 192) and 8 for the king: 1219.
+/// The capacity of [`WideMoveList`].
+pub const MAX_MOVES_EXTENDED: usize = 1219;
 
 /// An array of uninitialised slots, for fixed-capacity lists made at every node. (A call rather
 /// than the array expression `[MaybeUninit::uninit(); N]`, which the compiler turns into a
@@ -303,36 +312,44 @@ pub fn uninit_array<T: Copy, const N: usize>() -> [MaybeUninit<T>; N] {
     unsafe { MaybeUninit::<[MaybeUninit<T>; N]>::uninit().assume_init() }
 }
 
-/// A fixed-capacity list of moves, filled by the generator.
-pub struct MoveList {
-    moves: [MaybeUninit<Move>; MAX_MOVES],
+/// A list of the moves of any position of a real game ([`MAX_MOVES`]).
+pub type MoveList = MoveListOf<MAX_MOVES>;
+
+/// A list of the moves of any position [`super::PieceLimits::Extended`] admits
+/// ([`MAX_MOVES_EXTENDED`]): for perft of composed positions.
+pub type WideMoveList = MoveListOf<MAX_MOVES_EXTENDED>;
+
+/// A fixed-capacity list of moves, filled by the generator. A position with more moves than `N`
+/// would lose the rest: use it only where `N` bounds the positions (see the aliases).
+pub struct MoveListOf<const N: usize> {
+    moves: [MaybeUninit<Move>; N],
     len: usize,
     /// Also emit the unnecessary non-promotions (see the module docs).
     all_moves: bool,
 }
 
-impl Default for MoveList {
-    fn default() -> MoveList {
-        MoveList::new(false)
+impl<const N: usize> Default for MoveListOf<N> {
+    fn default() -> MoveListOf<N> {
+        MoveListOf::new(false)
     }
 }
 
-impl MoveList {
+impl<const N: usize> MoveListOf<N> {
     #[inline(always)]
-    pub fn new(all_moves: bool) -> MoveList {
-        MoveList { moves: uninit_array(), len: 0, all_moves }
+    pub fn new(all_moves: bool) -> MoveListOf<N> {
+        MoveListOf { moves: uninit_array(), len: 0, all_moves }
     }
 
     /// Generates category `gt` of `pos` into a new list.
-    pub fn generate(pos: &Position, gt: GenType, all_moves: bool) -> MoveList {
-        let mut list = MoveList::new(all_moves);
+    pub fn generate(pos: &Position, gt: GenType, all_moves: bool) -> MoveListOf<N> {
+        let mut list = MoveListOf::new(all_moves);
         generate(pos, gt, &mut list);
         list
     }
 
     /// Every legal move of `pos` (unnecessary non-promotions included when `all_moves`).
-    pub fn legal(pos: &Position, all_moves: bool) -> MoveList {
-        MoveList::generate(pos, GenType::Legal, all_moves)
+    pub fn legal(pos: &Position, all_moves: bool) -> MoveListOf<N> {
+        MoveListOf::generate(pos, GenType::Legal, all_moves)
     }
 
     #[inline(always)]
@@ -381,8 +398,8 @@ impl MoveList {
 
     #[inline(always)]
     pub fn push(&mut self, m: Move) {
-        debug_assert!(self.len < MAX_MOVES);
-        if self.len < MAX_MOVES {
+        debug_assert!(self.len < N, "more than {N} moves");
+        if self.len < N {
             self.moves[self.len] = MaybeUninit::new(m);
             self.len += 1;
         }
@@ -421,7 +438,7 @@ impl MoveList {
     }
 }
 
-impl<'a> IntoIterator for &'a MoveList {
+impl<'a, const N: usize> IntoIterator for &'a MoveListOf<N> {
     type Item = &'a Move;
     type IntoIter = std::slice::Iter<'a, Move>;
     fn into_iter(self) -> Self::IntoIter {
@@ -429,7 +446,7 @@ impl<'a> IntoIterator for &'a MoveList {
     }
 }
 
-impl MoveSink for MoveList {
+impl<const N: usize> MoveSink for MoveListOf<N> {
     #[inline(always)]
     fn piece_moves(&mut self, us: Color, pt: PieceType, from: Square, to: Bitboard, which: MoveTarget) {
         if !pt.can_promote() {

@@ -439,3 +439,29 @@ fn unpackable_positions_and_malformed_bits_are_errors() {
     // Colour flips of a piece keep a valid encoding; a few must be accepted.
     assert!(accepted > 0);
 }
+
+/// The wide list's capacity is the bound its documentation derives from the extended piece
+/// counts, and it holds every move of a composed position with all pieces in one hand.
+#[test]
+fn wide_list_capacity_bounds_extended_positions() {
+    use crate::position::movegen::{MoveCounter, MAX_MOVES_EXTENDED};
+    use crate::position::{generate_legal, WideMoveList};
+    use crate::types::{Hand, PieceType as P};
+    let cap = Hand::capacity;
+    let drops = 81 * P::HAND.len() as u32;
+    let board = cap(P::Pawn) * 6
+        + cap(P::Lance) * 16
+        + cap(P::Knight) * 6
+        + cap(P::Silver) * 10
+        + cap(P::Gold) * 6
+        + (cap(P::Bishop) + cap(P::Rook)) * 32
+        + 8;
+    assert_eq!(MAX_MOVES_EXTENDED, (drops + board) as usize);
+    let pos =
+        Position::from_sfen_with("8k/9/9/9/9/9/9/9/K8 b 3R3B7G7S7N7L31P 1", PieceLimits::Extended).unwrap();
+    let list = WideMoveList::legal(&pos, true);
+    let mut counter = MoveCounter::default();
+    generate_legal(&pos, &mut counter);
+    assert_eq!(list.len() as u64, counter.count);
+    assert!(list.len() > 500, "{}", list.len());
+}

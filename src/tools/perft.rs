@@ -4,7 +4,7 @@
 //! Bulk mode counts the last ply with [`MoveCounter`] (destination sets are popcounted, nothing is
 //! listed or made); `--no-bulk` makes and unmakes every leaf move.
 
-use crate::position::{generate_legal, MoveCounter, MoveList, PieceLimits, Position, STARTPOS};
+use crate::position::{generate_legal, MoveCounter, PieceLimits, Position, WideMoveList, STARTPOS};
 use crate::types::Move;
 use std::time::{Duration, Instant};
 
@@ -18,7 +18,7 @@ pub fn perft(pos: &mut Position, depth: u32, bulk: bool) -> u64 {
         generate_legal(pos, &mut counter);
         return counter.count;
     }
-    let mut list = MoveList::new(true);
+    let mut list = WideMoveList::new(true);
     generate_legal(pos, &mut list);
     let mut nodes = 0;
     for &m in &list {
@@ -31,7 +31,7 @@ pub fn perft(pos: &mut Position, depth: u32, bulk: bool) -> u64 {
 
 /// The leaf count below each legal root move, in generation order.
 pub fn divide(pos: &mut Position, depth: u32, bulk: bool) -> Vec<(Move, u64)> {
-    let list = MoveList::legal(pos, true);
+    let list = WideMoveList::legal(pos, true);
     let mut out = Vec::with_capacity(list.len());
     for &m in &list {
         pos.do_move(m);
@@ -75,7 +75,7 @@ pub fn perft_stats(pos: &mut Position, depth: u32) -> PerftStats {
         stats.nodes = 1;
         return stats;
     }
-    let mut list = MoveList::new(true);
+    let mut list = WideMoveList::new(true);
     generate_legal(pos, &mut list);
     for &m in &list {
         if depth > 1 {
