@@ -110,7 +110,7 @@ fn main() {
             tools::perft::run(depth, sfen.as_deref(), divide, !no_bulk, reps, &mut print)
         }
         Some(Command::Bench { depth }) => {
-            tools::bench::report(depth, &mut print);
+            tools::bench::report(depth, &std::sync::atomic::AtomicBool::new(false), &mut print);
             Ok(())
         }
         Some(Command::Tune(TuneCommand::Gen {

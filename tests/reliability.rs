@@ -350,3 +350,49 @@ fn a_huge_bad_sfen_gets_a_short_message() {
     );
     assert_eq!(o.count("readyok"), 1);
 }
+
+/// Case 2: `go perft` and `bench` run beside the command loop: `isready` is answered at once,
+/// `stop` ends them with what they have, and `quit` or the end of input ends the engine.
+#[test]
+fn perft_and_bench_leave_the_engine_answering() {
+    let steps: [(u64, &[u8]); 5] = [
+        (0, b"isready\n"),
+        (1000, b"go perft 9\nisready\n"),
+        (1000, b"stop\nbench\nisready\n"),
+        (1000, b"stop\nisready\n"),
+        (1000, b"go 2147483648 perft 2147483648 2\nisready\nquit\n"),
+    ];
+    let (o, lines, written) = session_steps(&steps, Duration::from_secs(15));
+    assert_eq!(o.code, Some(0), "{}", o.out);
+    let readyoks: Vec<Duration> = lines.iter().filter(|(_, l)| l == "readyok").map(|(t, _)| *t).collect();
+    assert_eq!(readyoks.len(), 5, "{}", o.out);
+    // (The first isready loads the net; the others come while a perft or bench runs, which would
+    // take minutes.)
+    for (i, (t, w)) in readyoks.iter().zip(&written).enumerate().skip(1) {
+        assert!(*t >= *w && *t - *w < Duration::from_millis(1000), "readyok {i} after {:?}", *t - *w);
+    }
+    assert_eq!(
+        o.out.lines().filter(|l| l.starts_with("Stopped: 0 of 30 root moves counted")).count(),
+        2,
+        "{}",
+        o.out
+    );
+    assert_eq!(
+        o.out.lines().filter(|l| l.starts_with("Stopped: ") && l.ends_with(" positions searched")).count(),
+        1,
+        "{}",
+        o.out
+    );
+}
+
+/// Case 2: the end of input during a perft ends the engine too.
+#[test]
+fn end_of_input_during_a_perft_ends_the_engine() {
+    let o = session_in(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        b"go perft 12\n",
+        Duration::from_millis(300),
+        Duration::from_secs(5),
+    );
+    assert_eq!(o.code, Some(0), "{}", o.out);
+}

@@ -347,6 +347,11 @@ impl ThreadPool {
         self.workers.len()
     }
 
+    /// Nodes the threads searched in the last search (call when no search runs).
+    pub fn nodes(&self) -> u64 {
+        self.workers.iter().map(|w| w.nodes).sum()
+    }
+
     /// Number of search threads (call when no search runs).
     pub fn threads(&self) -> usize {
         self.workers.len()
@@ -463,7 +468,7 @@ impl ThreadPool {
     ) -> u64 {
         self.start(pos, limits, config, tt, reporter);
         self.wait();
-        self.workers.iter().map(|w| w.nodes).sum()
+        self.nodes()
     }
 }
 

@@ -4,8 +4,9 @@
 //! `bench` command print [`report`].
 
 use crate::position::Position;
-use crate::search::{Limits, SearchConfig, SilentReporter, ThreadPool, TranspositionTable};
-use std::sync::Arc;
+use crate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The positions: `tests/data/bench.sfen` (comment lines start with `#`).
@@ -25,35 +26,77 @@ pub fn positions() -> Vec<&'static str> {
 pub struct BenchResult {
     pub nodes: u64,
     pub elapsed: Duration,
+    /// Positions searched in full (fewer than all when stopped).
+    pub positions: usize,
 }
 
 /// Searches every bench position to `depth`; `progress(index, sfen, nodes)` follows along.
-pub fn run(depth: i32, mut progress: impl FnMut(usize, &str, u64)) -> BenchResult {
+pub fn run(depth: i32, progress: impl FnMut(usize, &str, u64)) -> BenchResult {
+    run_until(depth, &AtomicBool::new(false), progress)
+}
+
+/// [`run`] until `stop` is set (a search under way is stopped, and not counted).
+pub fn run_until(depth: i32, stop: &AtomicBool, mut progress: impl FnMut(usize, &str, u64)) -> BenchResult {
     let config = SearchConfig::default();
     let mut pool = ThreadPool::new(1);
     let tt = Arc::new(TranspositionTable::new(HASH_MB));
     let start = Instant::now();
     let mut total = 0;
+    let mut done = 0;
     for (i, sfen) in positions().into_iter().enumerate() {
         let pos = Position::from_sfen(sfen).expect("bench positions are valid");
         tt.clear();
         pool.clear();
         let limits = Limits { depth: Some(depth), ..Limits::default() };
-        let nodes = pool.search_sync(&pos, limits, config.clone(), Arc::clone(&tt), Arc::new(SilentReporter));
+        let (reporter, ended) = DoneSignal::new();
+        pool.start(&pos, limits, config.clone(), Arc::clone(&tt), reporter);
+        // Wait for the best move; look at `stop` every few milliseconds meanwhile.
+        while ended.recv_timeout(Duration::from_millis(5)).is_err() {
+            if stop.load(Ordering::Relaxed) {
+                pool.control().stop();
+            }
+        }
+        pool.wait();
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let nodes = pool.nodes();
         progress(i, sfen, nodes);
         total += nodes;
+        done += 1;
     }
-    BenchResult { nodes: total, elapsed: start.elapsed() }
+    BenchResult { nodes: total, elapsed: start.elapsed(), positions: done }
+}
+
+/// A reporter that only says when the best move came.
+struct DoneSignal(Mutex<mpsc::Sender<()>>);
+
+impl DoneSignal {
+    fn new() -> (Arc<DoneSignal>, mpsc::Receiver<()>) {
+        let (tx, rx) = mpsc::channel();
+        (Arc::new(DoneSignal(Mutex::new(tx))), rx)
+    }
+}
+
+impl Reporter for DoneSignal {
+    fn info(&self, _: &SearchInfo) {}
+    fn message(&self, _: &str) {}
+    fn best_move(&self, _: BestMove) {
+        let _ = self.0.lock().unwrap_or_else(|e| e.into_inner()).send(());
+    }
 }
 
 /// Runs the bench and reports each position, then the total time, nodes and speed.
-pub fn report(depth: i32, out: &mut dyn FnMut(&str)) -> BenchResult {
+pub fn report(depth: i32, stop: &AtomicBool, out: &mut dyn FnMut(&str)) -> BenchResult {
     let count = positions().len();
-    let result = run(depth, |i, sfen, nodes| {
+    let result = run_until(depth, stop, |i, sfen, nodes| {
         out(&format!("Position {:>2}/{count}: {nodes:>10} nodes  {sfen}", i + 1));
     });
     let secs = result.elapsed.as_secs_f64().max(1e-6);
     out("===========================");
+    if result.positions < count {
+        out(&format!("Stopped: {} of {count} positions searched", result.positions));
+    }
     out(&format!("Total time (ms) : {}", result.elapsed.as_millis()));
     out(&format!("Nodes searched  : {}", result.nodes));
     out(&format!("Nodes/second    : {}", (result.nodes as f64 / secs) as u64));

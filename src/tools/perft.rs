@@ -6,40 +6,78 @@
 
 use crate::position::{generate_legal, MoveCounter, PieceLimits, Position, WideMoveList, STARTPOS};
 use crate::types::Move;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// The deepest count the commands take (each ply holds a move list on the stack; and a count
+/// much beyond 10 plies would not end anyway).
+pub const MAX_DEPTH: u32 = 64;
 
 /// Leaf nodes `depth` plies below `pos`.
 pub fn perft(pos: &mut Position, depth: u32, bulk: bool) -> u64 {
+    count(pos, depth, bulk, &AtomicBool::new(false)).expect("never stopped")
+}
+
+/// Leaf nodes `depth` plies below `pos`, or `None` when `stop` was set before the count ended
+/// (checked at every node above the last ply).
+fn count(pos: &mut Position, depth: u32, bulk: bool, stop: &AtomicBool) -> Option<u64> {
     if depth == 0 {
-        return 1;
+        return Some(1);
     }
     if bulk && depth == 1 {
-        let mut counter = MoveCounter::default();
-        generate_legal(pos, &mut counter);
-        return counter.count;
+        return Some(count_moves(pos));
+    }
+    if stop.load(Ordering::Relaxed) {
+        return None;
     }
     let mut list = WideMoveList::new(true);
     generate_legal(pos, &mut list);
     let mut nodes = 0;
     for &m in &list {
         pos.do_move(m);
-        nodes += perft(pos, depth - 1, bulk);
+        // (The last ply counted here, not in a call that could be stopped: a stop is seen
+        // within one node's children.)
+        let below =
+            if bulk && depth == 2 { Some(count_moves(pos)) } else { count(pos, depth - 1, bulk, stop) };
         pos.undo_move(m);
+        nodes += below?;
     }
-    nodes
+    Some(nodes)
+}
+
+/// The legal moves of `pos`, counted in bulk.
+#[inline(always)]
+fn count_moves(pos: &Position) -> u64 {
+    let mut counter = MoveCounter::default();
+    generate_legal(pos, &mut counter);
+    counter.count
 }
 
 /// The leaf count below each legal root move, in generation order.
 pub fn divide(pos: &mut Position, depth: u32, bulk: bool) -> Vec<(Move, u64)> {
+    divide_until(pos, depth, bulk, &AtomicBool::new(false)).0
+}
+
+/// [`divide`] until `stop` is set: the root moves counted in full, and how many root moves there
+/// are.
+pub fn divide_until(
+    pos: &mut Position,
+    depth: u32,
+    bulk: bool,
+    stop: &AtomicBool,
+) -> (Vec<(Move, u64)>, usize) {
     let list = WideMoveList::legal(pos, true);
     let mut out = Vec::with_capacity(list.len());
     for &m in &list {
         pos.do_move(m);
-        let n = if depth <= 1 { 1 } else { perft(pos, depth - 1, bulk) };
+        let n = if depth <= 1 { Some(1) } else { count(pos, depth - 1, bulk, stop) };
         pos.undo_move(m);
-        out.push((m, n));
+        match n {
+            Some(n) => out.push((m, n)),
+            None => break,
+        }
     }
-    out
+    (out, list.len())
 }
 
 /// Leaf statistics at exactly `depth` plies, as in the published tables: how many leaves were
@@ -102,15 +140,25 @@ pub fn perft_stats(pos: &mut Position, depth: u32) -> PerftStats {
 
 /// The count below each root move, then the total, the time and the speed (`hayate perft
 /// --divide`, USI `go perft`).
-pub fn report_divide(pos: &mut Position, depth: u32, bulk: bool, out: &mut dyn FnMut(&str)) {
+pub fn report_divide(
+    pos: &mut Position,
+    depth: u32,
+    bulk: bool,
+    stop: &AtomicBool,
+    out: &mut dyn FnMut(&str),
+) {
     let start = Instant::now();
     let mut total = 0;
-    for (m, n) in divide(pos, depth.max(1), bulk) {
+    let (counts, root_moves) = divide_until(pos, depth.max(1), bulk, stop);
+    for &(m, n) in &counts {
         out(&format!("{m}: {n}"));
         total += n;
     }
     let elapsed = start.elapsed().max(Duration::from_micros(1));
     out("");
+    if counts.len() < root_moves {
+        out(&format!("Stopped: {} of {root_moves} root moves counted", counts.len()));
+    }
     out(&format!("Nodes searched: {total}"));
     out(&format!("Time: {} ms", elapsed.as_millis()));
     out(&format!("Nodes/second: {}", (total as f64 / elapsed.as_secs_f64()) as u64));
@@ -169,10 +217,13 @@ pub fn run(
     reps: u32,
     out: &mut dyn FnMut(&str),
 ) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("depth {depth} is beyond the deepest perft, {MAX_DEPTH}"));
+    }
     let mut pos = Position::from_sfen_with(sfen.unwrap_or(STARTPOS), PieceLimits::Extended)
         .map_err(|e| e.to_string())?;
     if divided {
-        report_divide(&mut pos, depth, bulk, out);
+        report_divide(&mut pos, depth, bulk, &AtomicBool::new(false), out);
     } else {
         report_timed(&mut pos, depth, bulk, reps, out);
     }

@@ -57,7 +57,7 @@ pub fn parse_go(tokens: &[&str], pos: &Position) -> Result<(GoCommand, Vec<Strin
             }
             "depth" => l.depth = Some(number(next, t)?.clamp(1, 10_000) as i32),
             "nodes" => l.nodes = Some(number(next, t)?),
-            "perft" => perft = Some(number(next, t)?.min(64) as u32),
+            "perft" => perft = Some(number(next, t)?.min(crate::tools::perft::MAX_DEPTH as u64) as u32),
             "infinite" => {
                 l.infinite = true;
                 used = 1;

@@ -8,6 +8,7 @@
 
 pub mod go;
 pub mod input;
+mod job;
 pub mod output;
 
 use crate::engine::options::Options;
@@ -24,11 +25,13 @@ pub struct UsiSession {
     engine: Engine,
     /// A problem with the defaults file, reported with the `usi` answer.
     config_problem: Option<String>,
+    /// `go perft` or `bench`, running beside the command loop.
+    job: Option<job::Job>,
 }
 
 impl UsiSession {
     pub fn new(engine: Engine, config_problem: Option<String>) -> UsiSession {
-        UsiSession { engine, config_problem }
+        UsiSession { engine, config_problem, job: None }
     }
 
     /// Handles one command line as received; returns false on `quit`. A line that is not UTF-8
@@ -68,10 +71,16 @@ impl UsiSession {
             }
             ["position", rest @ ..] => self.position(rest),
             ["go", rest @ ..] => self.go(rest),
-            ["stop"] => self.engine.stop(),
+            ["stop"] => {
+                self.engine.stop();
+                if let Some(job) = &self.job {
+                    job.stop();
+                }
+            }
             ["ponderhit", rest @ ..] => self.ponderhit(rest),
             ["gameover", ..] => self.engine.stop_and_wait(),
             ["quit"] => {
+                self.end_job();
                 self.engine.stop_and_wait();
                 return false;
             }
@@ -169,12 +178,16 @@ impl UsiSession {
         for w in warnings {
             info_string(&w);
         }
-        // A go during a search (not expected from a GUI) ends the old search first.
+        // A go during a search (not expected from a GUI) ends the old search first; it ends
+        // a perft or bench too.
+        self.end_job();
         match cmd {
             GoCommand::Perft(depth) => {
                 self.engine.stop_and_wait();
                 let mut pos = self.engine.position().clone();
-                tools::perft::report_divide(&mut pos, depth, true, &mut |line| send(line));
+                self.start_job("go perft", move |stop| {
+                    tools::perft::report_divide(&mut pos, depth, true, stop, &mut |line| send(line))
+                });
             }
             GoCommand::Mate(request) => self.engine.start_mate(request, Arc::new(UsiMateReporter)),
             GoCommand::Search(limits) => {
@@ -212,8 +225,26 @@ impl UsiSession {
 
     fn bench(&mut self, rest: &[&str]) {
         self.engine.stop_and_wait();
+        self.end_job();
         let depth = rest.first().and_then(|d| d.parse().ok()).unwrap_or(tools::bench::DEFAULT_DEPTH);
-        tools::bench::report(depth, &mut |line| send(line));
+        self.start_job("bench", move |stop| {
+            tools::bench::report(depth, stop, &mut |line| send(line));
+        });
+    }
+
+    /// Runs `work` beside the command loop (see `job.rs`).
+    fn start_job(&mut self, name: &str, work: impl FnOnce(&std::sync::atomic::AtomicBool) + Send + 'static) {
+        match job::Job::spawn(name, work) {
+            Ok(job) => self.job = Some(job),
+            Err(e) => info_string(&format!("{name}: cannot start its thread ({e})")),
+        }
+    }
+
+    /// Stops a running `go perft` or `bench` and waits for its last lines.
+    fn end_job(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.stop_and_wait();
+        }
     }
 }
 
