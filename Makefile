@@ -8,7 +8,7 @@ ENGINE     := $(NATIVE_DIR)/release/hayate
 MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
-        bench-attacks bench-peers bench-search clean test-export test-trainer train
+        bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz
 
 all: build
 
@@ -41,6 +41,16 @@ unit:
 ## parameters as USI options; the same bench signature).
 test-portable:
 	$(CARGO) test --features portable,tune --lib --test perft --test bench_signature
+
+## The cargo-fuzz targets in fuzz/, FUZZ_SECONDS each (nightly toolchain; `cargo install
+## cargo-fuzz`). New inputs go to fuzz/corpus/<target>, crashes to fuzz/artifacts/<target>.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := sfen position_args go options_toml nnue
+fuzz:
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	  mkdir -p corpus/$$t && \
+	  $(CARGO) +nightly fuzz run $$t corpus/$$t seeds/$$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	done
 
 ## Every perft row, including the deep ones (tens of minutes on two cores).
 perft-full:
