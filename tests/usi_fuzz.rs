@@ -200,30 +200,44 @@ fn random_and_mutated_lines_leave_the_engine_answering() {
         .expect("start hayate");
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
-    // The final check: a position no fuzz line sets, shown with `d`, then `isready`; the reader
-    // reports a `readyok` that follows that position's line.
-    const MARK: &str = "9/9/9/4k4/9/4K4/9/9/9 b RB 1";
+    // Checkpoints, every SYNC_EVERY lines and at the end: a position no fuzz line sets (the
+    // number of pawns in hand tells checkpoints apart), shown with `d`, then `isready`. The reader
+    // reports each `readyok` that follows the line of the checkpoint it waits for; the writer
+    // waits for it, so the engine is never more than SYNC_EVERY lines behind, and a hang shows
+    // at the checkpoint after it.
+    const SYNC_EVERY: u64 = 2_000;
+    let mark = |k: u64| format!("9/9/9/4k4/9/4K4/9/9/9 b RB{}P 1", k % 17 + 2);
     let (tx, rx) = mpsc::channel::<()>();
     let reader = std::thread::spawn(move || {
         let mut count = 0u64;
+        let mut next = 0u64;
         let mut marked = false;
         for line in BufReader::new(stdout).split(b'\n').map_while(Result::ok) {
             count += 1;
-            marked |= line == format!("sfen {MARK}").as_bytes();
+            marked |= line == format!("sfen {}", mark(next)).as_bytes();
             if marked && line == b"readyok" {
                 let _ = tx.send(());
+                next += 1;
+                marked = false;
             }
         }
         count
     });
+    let mut checkpoint = |stdin: &mut std::process::ChildStdin, k: u64| {
+        let sync = format!("stop\nposition sfen {}\nd\nisready\n", mark(k));
+        stdin.write_all(sync.as_bytes()).and_then(|_| stdin.flush()).is_ok()
+            && rx.recv_timeout(Duration::from_secs(60)).is_ok()
+    };
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let start = Instant::now();
     // Small tables: `usinewgame` clears the whole table, thousands of times.
     stdin.write_all(b"setoption name USI_Hash value 16\nsetoption name MateHash value 16\n").unwrap();
     let mut dump = std::env::var_os("HAYATE_FUZZ_DUMP").map(|p| std::fs::File::create(p).expect("dump file"));
     let mut sent = 0u64;
+    let mut syncs = 0u64;
     let mut history: Vec<Vec<u8>> = Vec::new();
-    while sent < lines && start.elapsed() < budget {
+    let mut answered = true;
+    while sent < lines && start.elapsed() < budget && answered {
         let l = line(&mut rng);
         if stdin.write_all(&l).and_then(|_| stdin.write_all(b"\n")).is_err() {
             panic!("the engine stopped reading after {sent} lines; the last ones:\n{}", show(&history));
@@ -236,10 +250,12 @@ fn random_and_mutated_lines_leave_the_engine_answering() {
             history.remove(0);
         }
         sent += 1;
+        if sent % SYNC_EVERY == 0 {
+            answered = checkpoint(&mut stdin, syncs);
+            syncs += 1;
+        }
     }
-    stdin.write_all(format!("stop\nposition sfen {MARK}\nd\nisready\n").as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    let answered = rx.recv_timeout(Duration::from_secs(60)).is_ok();
+    answered = answered && checkpoint(&mut stdin, syncs);
     let _ = stdin.write_all(b"quit\n");
     drop(stdin);
     let deadline = Instant::now() + Duration::from_secs(30);
