@@ -8,7 +8,7 @@ ENGINE     := $(NATIVE_DIR)/release/hayate
 MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
-        bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz
+        bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows
 
 all: build
 
@@ -41,6 +41,21 @@ unit:
 ## parameters as USI options; the same bench signature).
 test-portable:
 	$(CARGO) test --features portable,tune --lib --test perft --test bench_signature
+
+## Windows executables and a release zip under target/windows: hayate-avx2.exe (AVX2, BMI2),
+## hayate-sse42.exe (SSE4.2) and hayate-windows.zip, built with Debian's rustc-web, cargo-web,
+## rust-web-src and MinGW-w64 (installed when missing); about 7 minutes per executable.
+windows:
+	scripts/windows/build.sh avx2 sse42
+	cp engine-options.toml README.md LICENSE target/windows/
+	cd target/windows && rm -f hayate-windows.zip && \
+	  zip -q hayate-windows.zip hayate-avx2.exe hayate-sse42.exe engine-options.toml README.md LICENSE
+	ls -l target/windows/hayate-windows.zip
+
+## The SSE4.2 Windows executable under Wine (installed when missing): perft 5, the bench signature
+## (equal to Linux's), a USI session with \r\n line ends. CI runs it after `make test`.
+test-windows:
+	scripts/windows/test.sh sse42
 
 ## The cargo-fuzz targets in fuzz/, FUZZ_SECONDS each (nightly toolchain; `cargo install
 ## cargo-fuzz`). New inputs go to fuzz/corpus/<target>, crashes to fuzz/artifacts/<target>.

@@ -223,7 +223,7 @@ fn random_and_mutated_lines_leave_the_engine_answering() {
         }
         count
     });
-    let mut checkpoint = |stdin: &mut std::process::ChildStdin, k: u64| {
+    let checkpoint = |stdin: &mut std::process::ChildStdin, k: u64| {
         let sync = format!("stop\nposition sfen {}\nd\nisready\n", mark(k));
         stdin.write_all(sync.as_bytes()).and_then(|_| stdin.flush()).is_ok()
             && rx.recv_timeout(Duration::from_secs(60)).is_ok()
@@ -250,7 +250,7 @@ fn random_and_mutated_lines_leave_the_engine_answering() {
             history.remove(0);
         }
         sent += 1;
-        if sent % SYNC_EVERY == 0 {
+        if sent.is_multiple_of(SYNC_EVERY) {
             answered = checkpoint(&mut stdin, syncs);
             syncs += 1;
         }

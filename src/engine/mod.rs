@@ -57,6 +57,19 @@ use std::sync::Arc;
 
 /// The engine's name and authors, for a front end's greeting (`id name`, a CSA login).
 pub const ENGINE_NAME: &str = concat!("Hayate ", env!("CARGO_PKG_VERSION"));
+
+/// The instruction set the build was compiled for, shown after the name in `id name`: Windows
+/// releases come as an AVX2 (with BMI2) and an SSE4.2 executable, and a user should see which one
+/// a GUI loaded. (The NNUE code also picks AVX2 or VNNI at run time, whatever the build.)
+pub const BUILD_CPU: &str = if !cfg!(target_arch = "x86_64") {
+    "portable"
+} else if cfg!(all(target_feature = "avx2", target_feature = "bmi2")) {
+    "AVX2"
+} else if cfg!(target_feature = "sse4.2") {
+    "SSE4.2"
+} else {
+    "SSE2"
+};
 pub const ENGINE_AUTHOR: &str = "the Hayate developers";
 
 /// The engine's state between a front end's commands.

@@ -12,7 +12,7 @@ mod job;
 pub mod output;
 
 use crate::engine::options::Options;
-use crate::engine::{Engine, ENGINE_AUTHOR, ENGINE_NAME};
+use crate::engine::{Engine, BUILD_CPU, ENGINE_AUTHOR, ENGINE_NAME};
 use crate::position::Position;
 use crate::search::Limits;
 use crate::tools;
@@ -97,7 +97,7 @@ impl UsiSession {
     }
 
     fn usi(&self) {
-        send(&format!("id name {ENGINE_NAME}"));
+        send(&format!("id name {ENGINE_NAME} {BUILD_CPU}"));
         send(&format!("id author {ENGINE_AUTHOR}"));
         for line in option_lines(self.engine.options()) {
             send(&line);
