@@ -20,9 +20,18 @@ struct Engine {
     pos: Position,
 }
 
+/// The engine under test: this build's binary, or the command in `HAYATE_USI_ENGINE` (a script
+/// that runs the Windows executable under Wine, for `make test-windows`).
+fn engine_command() -> Command {
+    match std::env::var_os("HAYATE_USI_ENGINE") {
+        Some(cmd) => Command::new(cmd),
+        None => Command::new(env!("CARGO_BIN_EXE_hayate")),
+    }
+}
+
 impl Engine {
     fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
+        let mut child = engine_command()
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -35,7 +44,11 @@ impl Engine {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 match line {
-                    Ok(l) => {
+                    Ok(mut l) => {
+                        // A Windows build's line ends may carry a carriage return.
+                        if l.ends_with('\r') {
+                            l.pop();
+                        }
                         if tx.send(l).is_err() {
                             break;
                         }
