@@ -286,10 +286,12 @@ fn tables_and_threads_beyond_the_memory_shrink_with_a_message() {
     cmd.args(["-c", "ulimit -v 1500000 && exec \"$0\"", env!("CARGO_BIN_EXE_hayate")]);
     let steps: [(u64, &[u8]); 5] = [
         (0, b"setoption name USI_Hash value 65536\nsetoption name Threads value 2\nisready\n"),
+        // Each step waits long enough for the one before on a loaded machine (a `go mate` sent
+        // too early stops the search before its first iteration, and it reports no line).
         (1500, b"position startpos\ngo depth 4\n"),
-        (1500, b"setoption name MateHash value 65536\nposition sfen 7kl/9/7G1/9/9/9/9/9/K8 b G 1\ngo mate 5000\n"),
-        (1500, b"setoption name Threads value 512\nusinewgame\nposition startpos\ngo depth 2\n"),
-        (1500, b"isready\nquit\n"),
+        (5000, b"setoption name MateHash value 65536\nposition sfen 7kl/9/7G1/9/9/9/9/9/K8 b G 1\ngo mate 5000\n"),
+        (3000, b"setoption name Threads value 512\nusinewgame\nposition startpos\ngo depth 2\n"),
+        (3000, b"isready\nquit\n"),
     ];
     let (o, _, _) =
         session_steps_cmd(cmd, Path::new(env!("CARGO_MANIFEST_DIR")), &steps, Duration::from_secs(60));

@@ -542,3 +542,154 @@ fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
     e.quit();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An opening book (YaneuraOu's text format) through the binary: book moves with their value as
+/// `info`, the search once out of the book, no book move while pondering or analysing, the
+/// `Book*` options, and a malformed book reported with its line and not used.
+#[test]
+fn opening_book_moves_come_first_then_the_search() {
+    let dir = std::env::temp_dir().join(format!("hayate-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+    let after = "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3";
+    let book = dir.join("book.db");
+    std::fs::write(
+        &book,
+        format!(
+            "#YANEURAOU-DB2016 1.00\nsfen {start}\n7g7f 3c3d 50 20 70\n2g2f 8c8d 45 20 30\n5i5h none -200 20 1\n\
+             sfen {after}\n2g2f none 30 20 10\n6i7h none 30 20 10\n5e5d none 0 20 1\n"
+        ),
+    )
+    .unwrap();
+    let malformed = dir.join("malformed.db");
+    std::fs::write(&malformed, format!("#YANEURAOU-DB2016 1.00\nsfen {start}\n7g7f 3c3d fifty 20 70\n"))
+        .unwrap();
+
+    let mut e = Engine::start();
+    e.send("usi");
+    e.expect("usiok", Duration::from_secs(5));
+    e.send("setoption name USI_Ponder value true");
+    e.send(&format!("setoption name BookFile value {}", book.display()));
+    e.send("setoption name BookDepthLimit value 0");
+    e.send("isready");
+    let (_, before) = e.expect("readyok", LONG);
+    assert!(before.iter().any(|l| l.contains("line 9: 5e5d is not legal")), "{before:?}");
+    assert!(before.iter().any(|l| l.ends_with("2 positions, 5 moves")), "{before:?}");
+    e.send("usinewgame");
+
+    // From the book, at once, with the book's value and ponder move.
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..20 {
+        e.send("position startpos");
+        let sent = Instant::now();
+        e.send("go btime 60000 wtime 60000 byoyomi 10000");
+        let (line, before) = e.expect("bestmove", LONG);
+        assert!(sent.elapsed() < Duration::from_secs(5), "a book move comes at once");
+        assert!(before.iter().any(|l| l.starts_with("info string book move")), "{before:?}");
+        let info = before.iter().find(|l| l.starts_with("info depth")).expect("an info line");
+        match line.as_str() {
+            "bestmove 7g7f ponder 3c3d" => {
+                assert!(info.contains("score cp 50") && info.ends_with("pv 7g7f 3c3d"))
+            }
+            "bestmove 2g2f ponder 8c8d" => {
+                assert!(info.contains("score cp 45") && info.ends_with("pv 2g2f 8c8d"))
+            }
+            other => panic!("not a book move within BookEvalDiff: {other}"),
+        }
+        seen.insert(line);
+    }
+    assert_eq!(seen.len(), 2, "both candidates are played: {seen:?}");
+    e.send("setoption name BookEvalDiff value 0");
+    e.send("position startpos");
+    e.send("go btime 60000 wtime 60000 byoyomi 10000");
+    assert_eq!(e.bestmove(LONG), "bestmove 7g7f ponder 3c3d");
+    e.send("position startpos");
+    e.send("go btime 60000 wtime 60000 byoyomi 1000 searchmoves 2g2f 5i5h");
+    assert_eq!(e.bestmove(LONG), "bestmove 2g2f ponder 8c8d", "the best book move among searchmoves");
+    // The second position, found whatever its move number; a book move without a ponder move.
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go btime 60000 wtime 60000 byoyomi 10000");
+    let line = e.bestmove(LONG);
+    assert!(line == "bestmove 2g2f" || line == "bestmove 6i7h", "{line}");
+
+    // Out of the book: a search.
+    e.send("position startpos moves 7g7f 3c3d 2g2f 8c8d");
+    e.send("go btime 0 wtime 0 byoyomi 200");
+    let (_, before) = e.expect("bestmove", LONG);
+    assert!(!before.iter().any(|l| l.contains("book move")), "{before:?}");
+    // Not while pondering or analysing, nor past BookMoves.
+    for go in ["go ponder btime 60000 wtime 60000 byoyomi 1000", "go infinite"] {
+        e.send("position startpos");
+        e.send(go);
+        e.drain(Duration::from_millis(300));
+        e.send("stop");
+        let (_, before) = e.expect("bestmove", LONG);
+        assert!(!before.iter().any(|l| l.contains("book move")), "{go}: {before:?}");
+    }
+    e.send("setoption name BookMoves value 2");
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go btime 0 wtime 0 byoyomi 200");
+    let (_, before) = e.expect("bestmove", LONG);
+    assert!(!before.iter().any(|l| l.contains("book move")), "ply 3 is past BookMoves 2: {before:?}");
+
+    // A malformed book: the line is named, the book is not used.
+    e.send(&format!("setoption name BookFile value {}", malformed.display()));
+    e.send("isready");
+    let (_, before) = e.expect("readyok", LONG);
+    assert!(
+        before.iter().any(|l| l.contains("line 3: value 'fifty' is not an integer; no book")),
+        "{before:?}"
+    );
+    e.send("position startpos");
+    e.send("go btime 0 wtime 0 byoyomi 200");
+    let (_, before) = e.expect("bestmove", LONG);
+    assert!(!before.iter().any(|l| l.contains("book move")), "{before:?}");
+    e.quit();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The analysis options GUIs use: MultiPV changed during `go infinite` shows the new number of
+/// lines without a new `go`; PvInterval spaces the reports and still sends the last one before
+/// the best move; ConsiderationMode never resigns.
+#[test]
+fn analysis_multipv_change_pv_interval_and_consideration_mode() {
+    let mut e = Engine::start();
+    e.handshake();
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go infinite");
+    e.drain(Duration::from_millis(300));
+    e.send("setoption name MultiPV value 3");
+    let lines = e.drain(Duration::from_millis(1500));
+    e.send("stop");
+    e.bestmove(LONG);
+    assert!(lines.iter().any(|l| l.contains(" multipv 3 ")), "no third line after MultiPV 3: {lines:?}");
+    e.send("setoption name MultiPV value 1");
+
+    // PvInterval: a report at the start, then at most one a second, and the last one before the
+    // best move names it.
+    e.send("setoption name PvInterval value 1000");
+    e.send("position startpos");
+    e.send("go movetime 1500");
+    let (best, before) = e.expect("bestmove", LONG);
+    let infos: Vec<&String> = before.iter().filter(|l| l.starts_with("info depth")).collect();
+    assert!((1..=3).contains(&infos.len()), "{infos:?}");
+    let mv = best.split_whitespace().nth(1).unwrap();
+    assert!(infos.last().unwrap().contains(&format!(" pv {mv}")), "{infos:?} / {best}");
+    e.send("setoption name PvInterval value 0");
+    e.send("position startpos");
+    e.send("go movetime 500");
+    let (_, before) = e.expect("bestmove", LONG);
+    assert!(before.iter().filter(|l| l.starts_with("info depth")).count() > 3, "every iteration: {before:?}");
+
+    // A hopeless position: resign under ResignValue, not in ConsiderationMode.
+    let lost = "position sfen 4k4/9/9/9/9/9/9/9/4K4 b 2r2b4g4s4n4l18p 1";
+    e.send("setoption name ResignValue value 1000");
+    e.send(lost);
+    e.send("go depth 4");
+    assert_eq!(e.bestmove(LONG), "bestmove resign");
+    e.send("setoption name ConsiderationMode value true");
+    e.send(lost);
+    e.send("go depth 4");
+    assert_ne!(e.bestmove(LONG), "bestmove resign");
+    e.quit();
+}

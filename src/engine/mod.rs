@@ -5,7 +5,7 @@
 //! results go to the front end's [`Reporter`], mate results to its [`MateReporter`].
 //!
 //! Files: `options.rs` (declarations, values, the defaults file), `net.rs` (finding and loading
-//! the NNUE file), `mate.rs` (the `go mate` runner).
+//! the NNUE file), `book.rs` (the opening book), `mate.rs` (the `go mate` runner).
 //!
 //! A game as a front end drives it:
 //! ```no_run
@@ -40,6 +40,7 @@
 //! # let _ = best;
 //! ```
 
+pub mod book;
 pub mod mate;
 mod memory;
 mod net;
@@ -48,8 +49,11 @@ pub mod path_bytes;
 
 use crate::eval::{EvalType, Evaluator};
 use crate::position::{MoveList, Position};
-use crate::search::{Limits, Reporter, SearchConfig, ThreadPool, TranspositionTable};
-use crate::types::Value;
+use crate::search::{
+    BestMove, Limits, Reporter, ScoreBound, SearchConfig, SearchInfo, ThreadPool, TranspositionTable,
+};
+use crate::types::{Score, Value};
+use book::{BookChoice, BookSlot};
 use mate::{MateReporter, MateRequest, MateRunner};
 use net::NetSlot;
 use options::{OptionError, Options};
@@ -79,6 +83,7 @@ pub struct Engine {
     pool: ThreadPool,
     tt: Arc<TranspositionTable>,
     net: NetSlot,
+    book: BookSlot,
     /// `go mate`'s solver.
     mate: MateRunner,
     /// The option values the table and the pool were last made for (they may be smaller).
@@ -102,6 +107,7 @@ impl Engine {
             tt: Arc::new(TranspositionTable::new(1)),
             options,
             net: NetSlot::default(),
+            book: BookSlot::default(),
             mate: MateRunner::default(),
             applied: Applied { hash_mb: 1, threads: 1 },
         }
@@ -125,6 +131,12 @@ impl Engine {
     /// effect at the next [`Engine::prepare`]; in a `tune` build a search parameter at once.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<&'static str, OptionError> {
         let name = self.options.set(name, value)?;
+        if name == options::MULTI_PV && self.pool.is_searching() {
+            // An analysis in a GUI: the running search shows the new number of lines from its
+            // next iteration on.
+            let lines = self.options.int(options::MULTI_PV) as usize;
+            self.pool.control().multi_pv.store(lines, std::sync::atomic::Ordering::Relaxed);
+        }
         #[cfg(feature = "tune")]
         if crate::search::params::ALL.iter().any(|p| p.name == name) {
             // In range: the option's declaration has the parameter's range.
@@ -148,9 +160,9 @@ impl Engine {
         self.pool.is_searching()
     }
 
-    /// Gets ready to search (USI `isready`): brings the table size, the number of threads and the
-    /// NNUE net in line with the options. Returns messages for the user (which net was loaded, or
-    /// why none). Does nothing while a search is still thinking; a search that has given its best
+    /// Gets ready to search (USI `isready`): brings the table size, the number of threads, the
+    /// NNUE net and the book in line with the options. Returns messages for the user (which net
+    /// and book were loaded, or why none). Does nothing while a search is still thinking; a search that has given its best
     /// move is waited for.
     pub fn prepare(&mut self) -> Vec<String> {
         if self.pool.is_searching() {
@@ -159,6 +171,7 @@ impl Engine {
         self.pool.wait();
         let mut messages = self.apply_resources();
         messages.extend(self.net.load(&self.options));
+        messages.extend(self.book.load(&self.options));
         self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
         messages
     }
@@ -176,9 +189,13 @@ impl Engine {
 
     /// Starts searching the position in the background with the options' settings; `reporter`
     /// receives progress and exactly one best move. Whatever runs is stopped first (its own best
-    /// move or mate report still comes).
+    /// move or mate report still comes). A book move, when the book has one, is the answer at
+    /// once (not while pondering or analysing: `go ponder`, `go infinite`).
     pub fn start_search(&mut self, limits: Limits, reporter: Arc<dyn Reporter>) {
         self.stop_and_wait();
+        if !limits.ponder && !limits.infinite && self.play_from_book(&limits, reporter.as_ref()) {
+            return;
+        }
         for message in self.apply_resources() {
             reporter.message(&message);
         }
@@ -222,6 +239,48 @@ impl Engine {
     pub fn stop_and_wait(&mut self) {
         self.pool.stop_and_wait();
         self.mate.stop_and_wait();
+    }
+
+    /// Answers from the book when it has a move for the position: an `info` line with the book's
+    /// value and depth, a message saying where the move came from, and the best move. Returns
+    /// whether it did.
+    fn play_from_book(&mut self, limits: &Limits, reporter: &dyn Reporter) -> bool {
+        if !self.book.is_loaded() {
+            return false;
+        }
+        let choice = BookChoice::from_options(&self.options);
+        let (hit, messages) = self.book.probe(&self.pos, &choice, &limits.searchmoves);
+        for m in messages {
+            reporter.message(&m);
+        }
+        let Some(hit) = hit else {
+            return false;
+        };
+        let m = hit.chosen;
+        reporter.message(&format!(
+            "book move {} (value {}, depth {}, count {}; {} candidate{})",
+            m.mv,
+            m.value,
+            m.depth,
+            m.count,
+            hit.candidates,
+            if hit.candidates == 1 { "" } else { "s" }
+        ));
+        let pv = std::iter::once(m.mv).chain(hit.ponder).collect();
+        reporter.info(&SearchInfo {
+            depth: m.depth.max(1),
+            sel_depth: m.depth.max(1),
+            time_ms: 0,
+            nodes: 0,
+            nps: 0,
+            hashfull: 0,
+            score: Score::Cp(m.value),
+            bound: ScoreBound::Exact,
+            multipv: 1,
+            pv,
+        });
+        reporter.best_move(BestMove::Move { best: m.mv, ponder: hit.ponder });
+        true
     }
 
     /// The evaluation the `EvalType` option selects.

@@ -76,6 +76,16 @@ pub const FV_SCALE: &str = "FV_SCALE";
 pub const EVAL_TYPE: &str = "EvalType";
 pub const MATE_HASH: &str = "MateHash";
 pub const MATE_NODES: &str = "MateNodes";
+pub const CONSIDERATION_MODE: &str = "ConsiderationMode";
+pub const PV_INTERVAL: &str = "PvInterval";
+pub const BOOK_FILE: &str = "BookFile";
+pub const BOOK_MOVES: &str = "BookMoves";
+pub const BOOK_IGNORE_RATE: &str = "BookIgnoreRate";
+pub const BOOK_EVAL_DIFF: &str = "BookEvalDiff";
+pub const BOOK_DEPTH_LIMIT: &str = "BookDepthLimit";
+pub const BOOK_ON_THE_FLY: &str = "BookOnTheFly";
+pub const NARROW_BOOK: &str = "NarrowBook";
+pub const CONSIDER_BOOK_MOVE_COUNT: &str = "ConsiderBookMoveCount";
 
 /// `ResignValue` at this value (its maximum) means: never resign. GUIs and users know the number.
 pub const RESIGN_NEVER: i64 = 99999;
@@ -105,6 +115,8 @@ pub fn declarations() -> Vec<Decl> {
         spin(DRAW_VALUE_BLACK, search.draw_value_black as i64, -30000, 30000),
         spin(DRAW_VALUE_WHITE, search.draw_value_white as i64, -30000, 30000),
         check(GENERATE_ALL_LEGAL_MOVES, search.generate_all_moves),
+        check(CONSIDERATION_MODE, search.consideration_mode),
+        spin(PV_INTERVAL, search.pv_interval as i64, 0, 100000),
         Decl { name: EVAL_DIR, kind: Kind::Str("eval") },
         Decl { name: EVAL_FILE, kind: Kind::Filename("") },
         spin(FV_SCALE, DEFAULT_FV_SCALE as i64, 1, 128),
@@ -117,6 +129,14 @@ pub fn declarations() -> Vec<Decl> {
         },
         spin(MATE_HASH, 256, 1, 65536),
         spin(MATE_NODES, 0, 0, 2_147_483_647),
+        Decl { name: BOOK_FILE, kind: Kind::Filename(super::book::NO_BOOK) },
+        spin(BOOK_MOVES, 16, 0, 10000),
+        spin(BOOK_IGNORE_RATE, 0, 0, 100),
+        spin(BOOK_EVAL_DIFF, 30, 0, 99999),
+        spin(BOOK_DEPTH_LIMIT, 16, 0, 99999),
+        check(BOOK_ON_THE_FLY, false),
+        check(NARROW_BOOK, false),
+        check(CONSIDER_BOOK_MOVE_COUNT, false),
     ];
     #[cfg(feature = "tune")]
     let decls = {
@@ -277,6 +297,8 @@ impl Options {
                 .unwrap_or(DeclarationRule::CSARule27),
             generate_all_moves: self.bool(GENERATE_ALL_LEGAL_MOVES),
             resign_value: (resign < RESIGN_NEVER).then_some(resign as i32),
+            consideration_mode: self.bool(CONSIDERATION_MODE),
+            pv_interval: self.int(PV_INTERVAL) as u64,
             time: TimeOptions {
                 network_delay: self.int(NETWORK_DELAY) as u64,
                 network_delay2: self.int(NETWORK_DELAY2) as u64,
@@ -423,6 +445,8 @@ mod tests {
             (DRAW_VALUE_BLACK, "-50"),
             (DRAW_VALUE_WHITE, "50"),
             (GENERATE_ALL_LEGAL_MOVES, "true"),
+            (CONSIDERATION_MODE, "true"),
+            (PV_INTERVAL, "250"),
         ] {
             o.set(name, value).unwrap();
         }
@@ -441,6 +465,8 @@ mod tests {
             entering_king_rule: DeclarationRule::TryRule,
             generate_all_moves: true,
             resign_value: Some(3000),
+            consideration_mode: true,
+            pv_interval: 250,
             time,
         };
         assert_eq!(o.search_config(), want);

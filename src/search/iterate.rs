@@ -30,6 +30,7 @@ impl Worker {
             BestMove::Resign
         } else {
             self.iterate(shared);
+            self.release_held_report(shared);
             BestMove::Move { best: self.root_moves[0].mv, ponder: None }
         };
         // A pondering or infinite search reports only after `stop` (or, pondering, `ponderhit`).
@@ -98,12 +99,13 @@ impl Worker {
     fn iterate(&mut self, shared: &Arc<SharedState>) {
         let main = self.id == 0;
         let max_depth = shared.limits.depth.unwrap_or(MAX_PLY - 1).clamp(1, MAX_PLY - 1);
-        let multi_pv = shared.config.multi_pv.clamp(1, self.root_moves.len());
         let mut stop_on_ponderhit = false;
         for depth in 1..=max_depth {
             if shared.stopped() {
                 break;
             }
+            // Read at each iteration: a GUI may change MultiPV during an analysis.
+            let multi_pv = shared.multi_pv().clamp(1, self.root_moves.len());
             // Lazy SMP: helpers skip some depths in a pattern of their own, so that the threads
             // spread over neighbouring depths instead of all searching the same tree.
             if !main && skips_depth(self.id, depth) {
@@ -131,7 +133,7 @@ impl Worker {
                         break;
                     }
                     if main && (value <= alpha || value >= beta) && self.elapsed_ms() > 3000 {
-                        self.report(shared, depth, multi_pv);
+                        self.report_paced(shared, depth, multi_pv);
                     }
                     if value <= alpha {
                         beta = (alpha + beta) / 2;
@@ -146,9 +148,9 @@ impl Worker {
                 self.root_moves[..=pv_idx].sort_by_key(|r| std::cmp::Reverse(r.score));
                 if main
                     && (pv_idx + 1 == multi_pv || self.elapsed_ms() > 3000)
-                    && !self.partial_result(shared)
+                    && (!self.partial_result(shared) || shared.config.consideration_mode)
                 {
-                    self.report(shared, depth, pv_idx + 1);
+                    self.report_paced(shared, depth, pv_idx + 1);
                 }
             }
             if !shared.stopped() {
@@ -203,6 +205,33 @@ impl Worker {
     /// Whether the current iteration was cut short before its first move was fully searched.
     fn partial_result(&self, shared: &SharedState) -> bool {
         shared.stopped() && self.root_moves[0].score == -VALUE_INFINITE
+    }
+
+    /// Reports the first `lines` principal variations, or holds the report back while the last
+    /// one is less than `PvInterval` old (a later report replaces it; the last one held goes out
+    /// before the best move). A search that has been stopped reports at once.
+    fn report_paced(&mut self, shared: &SharedState, depth: i32, lines: usize) {
+        let interval = shared.config.pv_interval;
+        let manager = self.manager.as_mut().expect("the main worker has the search manager");
+        let now = manager.elapsed_ms();
+        if interval > 0
+            && !shared.stopped()
+            && manager.last_report_ms.is_some_and(|last| now < last.saturating_add(interval))
+        {
+            manager.held_report = Some((depth, lines));
+            return;
+        }
+        manager.last_report_ms = Some(now);
+        manager.held_report = None;
+        self.report(shared, depth, lines);
+    }
+
+    /// Sends the report `PvInterval` held back, if any.
+    fn release_held_report(&mut self, shared: &SharedState) {
+        let manager = self.manager.as_mut().expect("the main worker has the search manager");
+        if let Some((depth, lines)) = manager.held_report.take() {
+            self.report(shared, depth, lines);
+        }
     }
 
     /// Reports the first `lines` principal variations.

@@ -15,11 +15,21 @@ pub struct SearchManager {
     pub stop_at: Option<u64>,
     /// When the clock started (the `go`, or the ponder hit).
     pub clock_start: Instant,
+    /// When the lines were last reported (ms since the start of the search), for `PvInterval`.
+    pub last_report_ms: Option<u64>,
+    /// A report held back by `PvInterval`: its depth and number of lines.
+    pub held_report: Option<(i32, usize)>,
 }
 
 impl Default for SearchManager {
     fn default() -> SearchManager {
-        SearchManager { time_plan: None, stop_at: None, clock_start: Instant::now() }
+        SearchManager {
+            time_plan: None,
+            stop_at: None,
+            clock_start: Instant::now(),
+            last_report_ms: None,
+            held_report: None,
+        }
     }
 }
 
@@ -30,6 +40,8 @@ impl SearchManager {
         self.clock_start = shared.start;
         self.time_plan = None;
         self.stop_at = None;
+        self.last_report_ms = None;
+        self.held_report = None;
         if !pondering {
             self.time_plan =
                 time::plan(&shared.limits, pos.side_to_move(), pos.game_ply(), &shared.config.time);

@@ -20,7 +20,7 @@ use super::tt::TranspositionTable;
 use crate::eval::{EvalType, Evaluator};
 use crate::position::{DeclarationRule, MoveList, Position};
 use crate::types::{Color, Move, Value, MAX_PLY};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -43,6 +43,13 @@ pub struct SearchConfig {
     pub generate_all_moves: bool,
     /// Resign when the best score is below minus this; `None`: never.
     pub resign_value: Option<Value>,
+    /// Analysis for a GUI's consideration mode: the lines of an iteration cut short by `stop`
+    /// are still reported (from the last iteration that reached them), and the engine never
+    /// resigns.
+    pub consideration_mode: bool,
+    /// The least milliseconds between two reports of the lines (0: every iteration); the last
+    /// report held back goes out before the best move.
+    pub pv_interval: u64,
     pub time: TimeOptions,
 }
 
@@ -56,6 +63,8 @@ impl Default for SearchConfig {
             entering_king_rule: DeclarationRule::CSARule27,
             generate_all_moves: false,
             resign_value: None,
+            consideration_mode: false,
+            pv_interval: 0,
             time: TimeOptions::default(),
         }
     }
@@ -97,6 +106,9 @@ pub struct SearchControl {
     /// during a search. Set before, not after, so that a GUI's `isready` sent on seeing the
     /// `bestmove` can never find it unset.
     pub answered: AtomicBool,
+    /// A `MultiPV` set while the search runs (analysis in a GUI): the number of lines from the
+    /// next iteration on. 0: the one the search started with.
+    pub multi_pv: AtomicUsize,
 }
 
 impl SearchControl {
@@ -129,6 +141,14 @@ pub struct SharedState {
 }
 
 impl SharedState {
+    /// The number of principal variations to search now (see [`SearchControl::multi_pv`]).
+    pub fn multi_pv(&self) -> usize {
+        match self.control.multi_pv.load(Ordering::Relaxed) {
+            0 => self.config.multi_pv,
+            n => n,
+        }
+    }
+
     pub fn total_nodes(&self) -> u64 {
         self.nodes.iter().map(|n| n.0.load(Ordering::Relaxed)).sum()
     }
@@ -529,7 +549,7 @@ fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
         return BestMove::Resign;
     };
     let mut best = *first;
-    if candidates.len() > 1 && shared.config.multi_pv == 1 && shared.limits.depth.is_none() {
+    if candidates.len() > 1 && shared.multi_pv() == 1 && shared.limits.depth.is_none() {
         let min_score = candidates.iter().map(|w| w.root_moves[0].score).min().unwrap_or(0);
         let mut votes: std::collections::HashMap<Move, i64> = std::collections::HashMap::new();
         for w in &candidates {
@@ -551,7 +571,7 @@ fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
     }
     let rm = &best.root_moves[0];
     let ponder = rm.pv.get(1).copied().or_else(|| best.ponder_from_tt(shared, rm.mv));
-    if shared.config.resign_value.is_some_and(|r| rm.score < -r) {
+    if !shared.config.consideration_mode && shared.config.resign_value.is_some_and(|r| rm.score < -r) {
         return BestMove::Resign;
     }
     BestMove::Move { best: rm.mv, ponder }
