@@ -8,6 +8,7 @@
 //! (the last three may be missing; they count as 0). Lines starting with `#` are comments. A
 //! position is looked up by its board, side and hands; the move number is ignored.
 
+use super::net::{found_from_here_or_beside_the_binary, stamp, Stamp};
 use super::options::{self, Options};
 use crate::position::Position;
 use crate::types::Move;
@@ -321,12 +322,6 @@ pub struct BookSlot {
     rng: u64,
 }
 
-type Stamp = Option<(u64, Option<std::time::SystemTime>)>;
-
-fn stamp(path: &Path) -> Stamp {
-    std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()))
-}
-
 /// Where `BookFile` points: a relative path from the working directory, else from the binary's
 /// folder. `None` for no book.
 fn book_path(o: &Options) -> Option<PathBuf> {
@@ -334,16 +329,7 @@ fn book_path(o: &Options) -> Option<PathBuf> {
     if text.is_empty() || text == NO_BOOK {
         return None;
     }
-    let path = o.path(options::BOOK_FILE);
-    if path.is_relative() && !path.exists() {
-        if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
-            let beside = dir.join(&path);
-            if beside.exists() {
-                return Some(beside);
-            }
-        }
-    }
-    Some(path)
+    Some(found_from_here_or_beside_the_binary(o.path(options::BOOK_FILE)))
 }
 
 impl BookSlot {

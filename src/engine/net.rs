@@ -16,9 +16,9 @@ pub struct NetSlot {
 }
 
 /// What a file was at a load attempt: its size and modification time, or absent.
-type Stamp = Option<(u64, Option<std::time::SystemTime>)>;
+pub(super) type Stamp = Option<(u64, Option<std::time::SystemTime>)>;
 
-fn stamp(path: &Path) -> Stamp {
+pub(super) fn stamp(path: &Path) -> Stamp {
     std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()))
 }
 
@@ -27,6 +27,12 @@ fn stamp(path: &Path) -> Stamp {
 fn eval_path(opts: &Options) -> PathBuf {
     let file = opts.path(options::EVAL_FILE);
     let path = if file.as_os_str().is_empty() { opts.path(options::EVAL_DIR).join("nn.bin") } else { file };
+    found_from_here_or_beside_the_binary(path)
+}
+
+/// A relative `path` that does not exist from the working directory but does from the binary's
+/// folder, taken from there (a GUI starts the engine in a folder of its own); else `path`.
+pub(super) fn found_from_here_or_beside_the_binary(path: PathBuf) -> PathBuf {
     if path.is_relative() && !path.exists() {
         if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
             let beside = dir.join(&path);
