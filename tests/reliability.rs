@@ -201,13 +201,19 @@ fn clocks_of_two_to_the_63_neither_overflow_nor_end_the_search() {
 #[test]
 fn go_mate_with_a_huge_time_is_stopped_normally() {
     let (o, lines, written) = session_steps(
-        &[(0, b"position startpos\ngo mate 18446744073709551615\n"), (300, b"stop\nisready\nquit\n")],
+        &[
+            // Checks but no mate: the proof takes seconds (startpos has no check and is answered
+            // `nomate` at once).
+            (0, b"position sfen 9/9/4k4/9/9/9/9/9/4K4 b RBP 1\ngo mate 18446744073709551615\n"),
+            (300, b"stop\nisready\nquit\n"),
+        ],
         Duration::from_secs(20),
     );
     assert_eq!(o.code, Some(0), "{}", o.out);
     assert_eq!(o.count("readyok"), 1, "{}", o.out);
     let answer = lines.iter().find(|(_, l)| l.starts_with("checkmate")).expect("a checkmate answer");
-    assert!(answer.0 >= written[1], "{}", o.out);
+    // A deadline wrapped into the past would answer `checkmate timeout` before the stop.
+    assert!(answer.0 >= written[1], "answered before the stop:\n{}", o.out);
 }
 
 #[test]
