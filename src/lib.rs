@@ -3,7 +3,7 @@
 //! Layers, top to bottom; a module uses only the layers below its own:
 //!
 //! ```text
-//! front ends   usi (the USI protocol on stdin/stdout), main.rs (the command line)
+//! front ends   usi (the USI protocol on stdin/stdout), csa (a CSA server client), main.rs
 //! tools        tools: perft, bench, tune (run from the command line and from USI)
 //! session      engine: position, options, table, threads, NNUE net, go mate
 //! solvers      search (alpha-beta, Lazy SMP), mate (df-pn mate solver)
@@ -16,12 +16,13 @@
 //!
 //! Only front ends print to stdout. The engine and everything below it report through values,
 //! the search's `Reporter` and the mate runner's `MateReporter`; tools hand their report lines to
-//! the caller. A second front end (a CSA client) drives the same `engine::Engine`.
+//! the caller. The CSA client (`csa`) drives the same `engine::Engine` as the USI front end.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod attacks;
 pub mod bitboard;
+pub mod csa;
 pub mod engine;
 pub mod eval;
 pub mod mate;

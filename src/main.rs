@@ -14,7 +14,8 @@ use std::path::PathBuf;
 )]
 struct Cli {
     /// Defaults file for the USI options (else engine-options.toml next to the binary or in the
-    /// working directory).
+    /// working directory); for `csa`, the CSA client's settings file (its [options] table goes
+    /// over engine-options.toml).
     #[arg(long, global = true)]
     config: Option<PathBuf>,
     #[command(subcommand)]
@@ -52,6 +53,9 @@ enum Command {
     /// Self-play training data for NNUE (YaneuraOu PackedSfenValue .bin and compact game
     /// records); `gensfen convert` and `gensfen merge` work on the records.
     Gensfen(hayate::tools::gensfen::GensfenArgs),
+    /// Play on a CSA server (floodgate, shogi-server): log in, play, save the records; logs on
+    /// stderr.
+    Csa(hayate::csa::CsaArgs),
 }
 
 #[derive(Subcommand)]
@@ -100,10 +104,12 @@ enum TuneCommand {
 }
 
 fn main() {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+    let cli = Cli::parse();
+    // The CSA client reports its games in the log.
+    let level = if matches!(cli.command, Some(Command::Csa(_))) { "info" } else { "warn" };
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level))
         .target(env_logger::Target::Stderr)
         .init();
-    let cli = Cli::parse();
     let mut print = |line: &str| println!("{line}");
     let result = match cli.command {
         Some(Command::Perft { depth, sfen, divide, no_bulk, reps }) => {
@@ -143,6 +149,26 @@ fn main() {
             tools::tune::commands::fit(&data, &out, &config, &mut print)
         }
         Some(Command::Gensfen(args)) => hayate::tools::gensfen::main(args),
+        Some(Command::Csa(args)) => {
+            hayate::engine::options::load_options(None).and_then(|(options, problem)| {
+                if let Some(p) = problem {
+                    log::warn!("{p}");
+                }
+                let tally = hayate::csa::main(&args, cli.config.as_deref(), options)?;
+                log::info!(
+                    "{} games: +{} -{} ={}, {} without a result",
+                    tally.played(),
+                    tally.wins,
+                    tally.losses,
+                    tally.draws,
+                    tally.unfinished
+                );
+                if tally.unfinished > 0 {
+                    std::process::exit(2);
+                }
+                Ok(())
+            })
+        }
         None => hayate::engine::options::load_options(cli.config.as_deref())
             .map(|(options, problem)| hayate::usi::run(options, problem)),
     };

@@ -1,0 +1,40 @@
+//! The CSA front end: `hayate csa` plays on a CSA server (floodgate, shogi-server, any server of
+//! the CSA protocol 1.2.1 with floodgate's extensions), with the engine session in-process, as
+//! the USI front end drives it.
+//!
+//! Files: `config.rs` (flags, environment, TOML file), `link.rs` (the TCP connection and
+//! keep-alive), `summary.rs` (the `Game_Summary`), `notation.rs` (CSA moves and positions),
+//! `clock.rs` (the server's clock from the times it reports), `client.rs` (the game loop),
+//! `record.rs` (the CSA record of each game).
+//!
+//! This front end writes nothing on stdout: it logs on stderr, a line per game at least.
+
+mod client;
+pub mod clock;
+pub mod config;
+mod link;
+pub mod notation;
+pub mod record;
+pub mod summary;
+
+use crate::engine::options::Options;
+use crate::engine::Engine;
+use std::path::Path;
+
+pub use client::Tally;
+pub use config::{CsaArgs, Settings};
+
+/// `hayate csa`: reads the settings, sets the engine up and plays. `engine_options` are the
+/// defaults from `engine-options.toml`; the `[options]` of the settings file go over them.
+/// Returns the tally; an error for settings or a login that cannot work.
+pub fn main(args: &CsaArgs, file: Option<&Path>, engine_options: Options) -> Result<Tally, String> {
+    let settings = config::resolve(args, file, &|var| std::env::var(var).ok())?;
+    let mut engine = Engine::new(engine_options);
+    for (name, value) in &settings.options {
+        engine.set_option(name, value).map_err(|e| format!("[options] {name}: {e}"))?;
+    }
+    for message in engine.prepare() {
+        log::info!("{message}");
+    }
+    client::run(&settings, &mut engine)
+}
