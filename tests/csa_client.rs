@@ -368,7 +368,8 @@ P-00AL
             c.login("bob+g+black");
             c.start(&s2);
             assert_eq!(c.recv(), "%TORYO");
-            c.send("%TORYO,T0\n#RESIGN\n#LOSE");
+            // As rshogi's server does: no echo of %TORYO.
+            c.send("#RESIGN\n#LOSE");
             c.logout();
         }),
     ]);
@@ -379,6 +380,10 @@ P-00AL
     assert!(run.log.contains("ended: Win (#JISHOGI #WIN)"), "{}", run.log);
     assert!(run.log.contains("ended: Loss (#RESIGN #LOSE)"), "{}", run.log);
     assert!(run.log.contains("2 games: +1 -1 =0"), "{}", run.log);
+    let recs = records(&dir);
+    assert_eq!(recs.len(), 2, "{recs:?}");
+    assert!(recs[0].1.contains("%KACHI\nT0\n'$END_TIME"), "{}", recs[0].1);
+    assert!(recs[1].1.contains("%TORYO\n'$END_TIME"), "{}", recs[1].1);
 }
 
 /// The server closes the connection mid-game: the client saves what it has, connects again and

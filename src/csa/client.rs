@@ -174,6 +174,10 @@ fn play_one(
     let mut game = Game::new(summary, settings, link.sender());
     let end = game.play(link, engine);
     engine.stop_and_wait();
+    if let Some((word, _)) = game.unechoed.take().filter(|(w, _)| w.starts_with('%')) {
+        // A server that does not relay %TORYO or %KACHI: the record still has it.
+        game.record.push_move(&word, None);
+    }
     game.record.finish(&game.result, SystemTime::now());
     let saved = match game.record.save(&settings.record_dir) {
         Ok(path) => path.display().to_string(),
@@ -188,7 +192,7 @@ fn play_one(
     }
     let me = game.summary.my_color;
     log::info!(
-        "game {} ended: {:?} ({}) as {} vs {}; {} moves; our time used {} s of {} s; record {}; \
+        "game {} ended: {:?} ({}) as {} vs {}; {} moves; our time used {} s, {} s left; record {}; \
          tally +{} -{} ={} unfinished {}",
         game.summary.game_id,
         outcome,
@@ -197,7 +201,7 @@ fn play_one(
         game.summary.names[me.flip().index()],
         game.pos.game_ply() - 1,
         game.used_ms[me.index()] / 1000,
-        game.summary.time[me.index()].total_ms / 1000,
+        game.clock.remaining(me) / 1000,
         saved,
         tally.wins,
         tally.losses,
@@ -408,6 +412,9 @@ impl<'a> Game<'a> {
         if line.starts_with('%') {
             // %TORYO or %KACHI of either side, echoed with its time.
             let (word, time) = split_time(line, self.summary.time[0].unit_ms);
+            if self.unechoed.as_ref().is_some_and(|(sent, _)| sent == word) {
+                self.unechoed = None;
+            }
             self.record.push_move(word, time);
             return Ok(false);
         }
@@ -506,8 +513,12 @@ impl<'a> Game<'a> {
         info: Option<SearchInfo>,
     ) -> Result<(), String> {
         let (mv, ponder) = match best {
-            BestMove::Resign => return link.send("%TORYO"),
-            BestMove::Win => return link.send("%KACHI"),
+            BestMove::Resign | BestMove::Win => {
+                let word = if best == BestMove::Resign { "%TORYO" } else { "%KACHI" };
+                link.send(word)?;
+                self.unechoed = Some((word.to_string(), None));
+                return Ok(());
+            }
             BestMove::Move { best, ponder } => (best, ponder),
         };
         // The engine gives legal moves only; should it not, any legal move is better than a loss
