@@ -268,6 +268,8 @@ fn fischer_game_as_black_won_by_the_opponents_resignation() {
     server.join().expect("the server's script");
     assert_eq!(run.code, Some(0), "{}", run.log);
     assert!(run.log.contains("ended: Win"), "{}", run.log);
+    // A line per move of ours: the move, the search's score and depth, the clock.
+    assert!(run.log.contains("move 1: +") && run.log.contains("move 3: +"), "{}", run.log);
     let recs = records(&dir);
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0].0, format!("{id}.csa"));

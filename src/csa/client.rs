@@ -534,8 +534,18 @@ impl<'a> Game<'a> {
         };
         let csa = move_to_csa(&self.pos, mv);
         let mut line = csa.clone();
-        let comment =
-            info.filter(|i| i.pv.first() == Some(&mv)).map(|i| eval_comment(&self.pos, i.score, &i.pv));
+        let info = info.filter(|i| i.pv.first() == Some(&mv));
+        let me = self.summary.my_color;
+        log::info!(
+            "move {}: {csa}{}; {} s left",
+            self.pos.game_ply(),
+            info.as_ref().map_or(String::new(), |i| format!(
+                " (score {:?}, depth {}, {} nodes, {} ms)",
+                i.score, i.depth, i.nodes, i.time_ms
+            )),
+            self.clock.remaining(me) / 1000
+        );
+        let comment = info.map(|i| eval_comment(&self.pos, i.score, &i.pv));
         if let Some(c) = comment.as_ref().filter(|_| self.settings.eval_comment) {
             line.push(',');
             line.push_str(c);

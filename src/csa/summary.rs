@@ -199,7 +199,7 @@ impl SummaryReader {
                     "Least_Time_Per_Move" => LEAST,
                     "Delay" => DELAY,
                     _ => {
-                        log::info!("Game_Summary: time key '{}' not used", shorten(key));
+                        log::debug!("Game_Summary: time key '{}' not used", shorten(key));
                         return Ok(());
                     }
                 };
@@ -266,7 +266,7 @@ impl SummaryReader {
                             ));
                         }
                     }
-                    _ => log::info!("Game_Summary: '{}' not used", shorten(key)),
+                    _ => log::debug!("Game_Summary: '{}' not used", shorten(key)),
                 }
             }
         }
