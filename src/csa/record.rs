@@ -29,10 +29,10 @@ impl GameRecord {
             t.increment_ms / 1000
         ));
         if summary.max_moves > 0 {
-            lines.push(format!("$MAX_MOVES:{}", summary.max_moves));
+            lines.push(format!("'$MAX_MOVES:{}", summary.max_moves));
         }
         if summary.jishogi {
-            lines.push("$JISHOGI:27".to_string());
+            lines.push("'$JISHOGI:27".to_string());
         }
         lines.extend(position_lines(&summary.start));
         let mut record = GameRecord { game_id: summary.game_id.clone(), lines };
