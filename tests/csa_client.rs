@@ -270,6 +270,7 @@ fn fischer_game_as_black_won_by_the_opponents_resignation() {
     assert!(run.log.contains("ended: Win"), "{}", run.log);
     // A line per move of ours: the move, the search's score and depth, the clock.
     assert!(run.log.contains("move 1: +") && run.log.contains("move 3: +"), "{}", run.log);
+    assert!(run.log.contains("(score cp ") || run.log.contains("(score mate "), "{}", run.log);
     let recs = records(&dir);
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0].0, format!("{id}.csa"));

@@ -540,8 +540,14 @@ impl<'a> Game<'a> {
             "move {}: {csa}{}; {} s left",
             self.pos.game_ply(),
             info.as_ref().map_or(String::new(), |i| format!(
-                " (score {:?}, depth {}, {} nodes, {} ms)",
-                i.score, i.depth, i.nodes, i.time_ms
+                " (score {}, depth {}, {} nodes, {} ms)",
+                match i.score {
+                    crate::types::Score::Cp(v) => format!("cp {v}"),
+                    crate::types::Score::Mate(n) => format!("mate {n}"),
+                },
+                i.depth,
+                i.nodes,
+                i.time_ms
             )),
             self.clock.remaining(me) / 1000
         );
