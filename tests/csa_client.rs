@@ -425,6 +425,8 @@ fn a_disconnect_mid_game_then_a_new_game_and_keepalives() {
     let recs = records(&dir);
     assert_eq!(recs.len(), 2, "{recs:?}");
     assert!(recs[0].1.contains("'connection lost"), "{}", recs[0].1);
+    // The server gave no special move: the result's is written (%TIME_UP), then the result.
+    assert!(recs[1].1.contains("\n%TIME_UP\n'$END_TIME"), "{}", recs[1].1);
 }
 
 /// A refused login ends the client with a message and status 1; so do settings that cannot

@@ -178,7 +178,13 @@ fn play_one(
         // A server that does not relay %TORYO or %KACHI: the record still has it.
         game.record.push_move(&word, None);
     }
-    game.record.finish(&game.result, SystemTime::now());
+    let me = game.summary.my_color;
+    let loser = match game.outcome() {
+        Outcome::Win => Some(me.flip()),
+        Outcome::Loss => Some(me),
+        _ => None,
+    };
+    game.record.finish(&game.result, loser, SystemTime::now());
     let saved = match game.record.save(&settings.record_dir) {
         Ok(path) => path.display().to_string(),
         Err(e) => format!("not saved ({e})"),
@@ -190,7 +196,6 @@ fn play_one(
         Outcome::Draw => tally.draws += 1,
         Outcome::Unfinished => tally.unfinished += 1,
     }
-    let me = game.summary.my_color;
     log::info!(
         "game {} ended: {:?} ({}) as {} vs {}; {} moves; our time used {} s, {} s left; record {}; \
          tally +{} -{} ={} unfinished {}",

@@ -1,14 +1,17 @@
 //! A game as a CSA record file (format V2.2): the players, the game ID, the start and end time,
 //! the start position, each move with the time the server charged for it, and the result.
 
-use super::notation::{move_to_csa, position_lines};
+use super::notation::{color_sign, move_to_csa, position_lines};
 use super::summary::GameSummary;
+use crate::types::Color;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub struct GameRecord {
     game_id: String,
     lines: Vec<String>,
+    /// The last move written was a special one (`%TORYO`, `%KACHI`, ...).
+    ended_by_move: bool,
 }
 
 impl GameRecord {
@@ -35,7 +38,7 @@ impl GameRecord {
             lines.push("'$JISHOGI:27".to_string());
         }
         lines.extend(position_lines(&summary.start));
-        let mut record = GameRecord { game_id: summary.game_id.clone(), lines };
+        let mut record = GameRecord { game_id: summary.game_id.clone(), lines, ended_by_move: false };
         // Moves played before this client joined (a resumed game).
         let mut pos = summary.start.clone();
         for &(m, t) in &summary.moves {
@@ -47,6 +50,7 @@ impl GameRecord {
 
     /// A move (`+7776FU`) or a special move (`%TORYO`) and the time the server charged for it.
     pub fn push_move(&mut self, csa: &str, time_ms: Option<u64>) {
+        self.ended_by_move = csa.starts_with('%');
         self.lines.push(csa.to_string());
         if let Some(t) = time_ms {
             self.lines.push(format!("T{}", t / 1000));
@@ -58,8 +62,25 @@ impl GameRecord {
         self.lines.push(format!("'{text}"));
     }
 
-    /// The end: the server's result lines as comments, and the end time.
-    pub fn finish(&mut self, result: &[String], ended: SystemTime) {
+    /// The end: the special move the result implies when no move ended the game (servers relay
+    /// an opponent's `%TORYO` or not), the server's result lines as comments, and the end time.
+    /// `loser`: the side that lost, when one did.
+    pub fn finish(&mut self, result: &[String], loser: Option<Color>, ended: SystemTime) {
+        if !self.ended_by_move {
+            let sign = loser.map(color_sign);
+            let special = result.iter().find_map(|r| match (r.as_str(), sign) {
+                ("#RESIGN", _) => Some("%TORYO".to_string()),
+                ("#TIME_UP", _) => Some("%TIME_UP".to_string()),
+                ("#SENNICHITE", _) => Some("%SENNICHITE".to_string()),
+                ("#JISHOGI", _) => Some("%KACHI".to_string()),
+                ("#CHUDAN", _) => Some("%CHUDAN".to_string()),
+                ("#ILLEGAL_MOVE" | "#OUTE_SENNICHITE", Some(s)) => Some(format!("%{s}ILLEGAL_ACTION")),
+                _ => None,
+            });
+            if let Some(m) = special {
+                self.push_move(&m, None);
+            }
+        }
         self.lines.push(format!("'$END_TIME:{}", timestamp(ended)));
         for r in result {
             self.lines.push(format!("'{r}"));
@@ -109,6 +130,54 @@ pub fn timestamp(t: SystemTime) -> String {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    fn record() -> GameRecord {
+        let mut reader = super::super::summary::SummaryReader::default();
+        for line in [
+            "Game_ID:g",
+            "Your_Turn:+",
+            "BEGIN Time",
+            "Total_Time:60",
+            "END Time",
+            "BEGIN Position",
+            "PI",
+            "+",
+            "END Position",
+            "END Game_Summary",
+        ] {
+            reader.line(line);
+        }
+        GameRecord::new(&reader.finish().unwrap(), UNIX_EPOCH)
+    }
+
+    #[test]
+    fn the_result_gives_the_last_move_when_no_move_did() {
+        for (result, loser, want) in [
+            ("#RESIGN #WIN", Some(Color::White), Some("%TORYO")),
+            ("#ILLEGAL_MOVE #LOSE", Some(Color::Black), Some("%+ILLEGAL_ACTION")),
+            ("#OUTE_SENNICHITE #WIN", Some(Color::White), Some("%-ILLEGAL_ACTION")),
+            ("#JISHOGI #WIN", Some(Color::White), Some("%KACHI")),
+            ("#SENNICHITE #DRAW", None, Some("%SENNICHITE")),
+            ("#MAX_MOVES #CENSORED", None, None),
+        ] {
+            let mut r = record();
+            r.push_move("+7776FU", Some(1000));
+            let lines: Vec<String> = result.split(' ').map(str::to_string).collect();
+            r.finish(&lines, loser, UNIX_EPOCH);
+            let text = r.text();
+            let after = text.split("+7776FU\nT1\n").nth(1).unwrap();
+            match want {
+                Some(m) => assert!(after.starts_with(&format!("{m}\n'$END_TIME")), "{result}: {text}"),
+                None => assert!(after.starts_with("'$END_TIME"), "{result}: {text}"),
+            }
+            assert!(text.ends_with(&format!("'{}\n", lines[1])), "{text}");
+        }
+        // A game ended by a move keeps it alone.
+        let mut r = record();
+        r.push_move("%TORYO", Some(2000));
+        r.finish(&["#RESIGN".to_string(), "#LOSE".to_string()], Some(Color::Black), UNIX_EPOCH);
+        assert_eq!(r.text().matches("%TORYO").count(), 1);
+    }
 
     #[test]
     fn timestamps() {
