@@ -463,8 +463,11 @@ fn recorded_gui_sessions_replay() {
     files.retain(|p| p.extension().is_some_and(|x| x == "usi"));
     files.sort();
     assert_eq!(files.len(), 34);
+    // Four sessions at a time; one at a time under Wine (HAYATE_USI_ENGINE, `make test-windows`),
+    // where a process started beside others now and then exits before reading its input.
+    let workers = if std::env::var_os("HAYATE_USI_ENGINE").is_some() { 1 } else { 4 };
     std::thread::scope(|s| {
-        for chunk in files.chunks(files.len().div_ceil(4)) {
+        for chunk in files.chunks(files.len().div_ceil(workers)) {
             s.spawn(move || {
                 for f in chunk {
                     let text = std::fs::read_to_string(f).unwrap();
