@@ -393,7 +393,7 @@ impl<'a> Game<'a> {
                     }
                 }
                 Event::Line(line) => {
-                    if self.line(link, engine, &line)? {
+                    if self.line(engine, &line)? {
                         return Ok(());
                     }
                 }
@@ -402,7 +402,7 @@ impl<'a> Game<'a> {
     }
 
     /// One line from the server during the game; true at the end of the game.
-    fn line(&mut self, link: &mut Link, engine: &mut Engine, line: &str) -> Result<bool, String> {
+    fn line(&mut self, engine: &mut Engine, line: &str) -> Result<bool, String> {
         if line.is_empty() {
             return Ok(false);
         }
@@ -427,7 +427,6 @@ impl<'a> Game<'a> {
             self.move_line(engine, line);
             return Ok(false);
         }
-        let _ = link;
         log::info!("game {}: '{}' ignored", self.summary.game_id, shorten(line));
         Ok(false)
     }

@@ -289,16 +289,7 @@ impl PositionBlock {
         sfen.push_str(if side == Color::Black { " b " } else { " w " });
         let mut hand = String::new();
         for color in Color::ALL {
-            // SFEN order: rook, bishop, gold, silver, knight, lance, pawn.
-            for pt in [
-                PieceType::Rook,
-                PieceType::Bishop,
-                PieceType::Gold,
-                PieceType::Silver,
-                PieceType::Knight,
-                PieceType::Lance,
-                PieceType::Pawn,
-            ] {
+            for pt in crate::position::SFEN_HAND_ORDER {
                 let n = hands[color.index()][pt as usize];
                 if n > 0 {
                     if n > 1 {

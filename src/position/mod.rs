@@ -20,7 +20,7 @@ pub use movegen::{
 };
 pub use packed::{PackError, PackedSfen};
 pub use rules::{Declaration, DeclarationRule, Repetition};
-pub use sfen::{IllegalMoveInList, PieceLimits, PositionArgsError, SfenError, STARTPOS};
+pub use sfen::{IllegalMoveInList, PieceLimits, PositionArgsError, SfenError, SFEN_HAND_ORDER, STARTPOS};
 
 use crate::attacks;
 use crate::bitboard::Bitboard;

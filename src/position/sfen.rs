@@ -6,6 +6,17 @@ use super::Position;
 use crate::types::{Color, Hand, Move, Piece, PieceType, Square};
 use std::fmt;
 
+/// The order of the kinds in an SFEN's hands: rook, bishop, gold, silver, knight, lance, pawn.
+pub const SFEN_HAND_ORDER: [PieceType; 7] = [
+    PieceType::Rook,
+    PieceType::Bishop,
+    PieceType::Gold,
+    PieceType::Silver,
+    PieceType::Knight,
+    PieceType::Lance,
+    PieceType::Pawn,
+];
+
 /// The start position.
 pub const STARTPOS: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
 
@@ -387,18 +398,9 @@ impl Position {
         s.push(' ');
         s.push(self.side_to_move.to_sfen());
         s.push(' ');
-        let order = [
-            PieceType::Rook,
-            PieceType::Bishop,
-            PieceType::Gold,
-            PieceType::Silver,
-            PieceType::Knight,
-            PieceType::Lance,
-            PieceType::Pawn,
-        ];
         let mut any = false;
         for c in Color::ALL {
-            for pt in order {
+            for pt in SFEN_HAND_ORDER {
                 let n = self.hand(c).count(pt);
                 if n > 0 {
                     if n > 1 {
