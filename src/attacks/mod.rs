@@ -87,7 +87,7 @@ pub fn dragon(sq: Square, occ: Bitboard) -> Bitboard {
 }
 
 /// The squares a piece on `sq` attacks with the board occupied as `occ`.
-#[inline]
+#[inline(always)]
 pub fn piece(pc: Piece, sq: Square, occ: Bitboard) -> Bitboard {
     let c = pc.color();
     match pc.piece_type() {

@@ -102,8 +102,11 @@ fn relative(c: Color, sq: Square) -> usize {
 }
 
 /// The squares within two files and ranks of a king (the king's square excluded), each with
-/// its region for the king's owner.
+/// its region for the king's owner. Squares are given as offsets from `base`, the lowest of
+/// them: the 5x5 box spans at most 4 files of 9 squares plus 5, so every offset is below 64 and
+/// one shift of a 128-bit board word brings the whole zone into one 64-bit word.
 struct Zone {
+    base: u8,
     squares: [(u8, u8); 24],
     len: u8,
 }
@@ -112,7 +115,7 @@ struct Zone {
 static ZONE_LIST: [[Zone; 81]; 2] = [build_zones(Color::Black), build_zones(Color::White)];
 
 const fn build_zones(c: Color) -> [Zone; 81] {
-    let mut t = [const { Zone { squares: [(0, 0); 24], len: 0 } }; 81];
+    let mut t = [const { Zone { base: 0, squares: [(0, 0); 24], len: 0 } }; 81];
     let mut k = 0;
     while k < 81 {
         let (kf, kr) = ((k / 9) as i32, (k % 9) as i32);
@@ -144,6 +147,15 @@ const fn build_zones(c: Color) -> [Zone; 81] {
             df += 1;
         }
         t[k].len = n as u8;
+        // Squares were added in increasing order (file-major), so the first is the lowest.
+        let base = t[k].squares[0].0;
+        let mut i = 0;
+        while i < n {
+            t[k].squares[i].0 -= base;
+            assert!(t[k].squares[i].0 < 64);
+            i += 1;
+        }
+        t[k].base = base;
         k += 1;
     }
     t
@@ -260,14 +272,15 @@ pub fn extract<S: FeatureSink>(pos: &Position, sink: &mut S) {
         let (ours, theirs) = (&maps[c.index()], &maps[(!c).index()]);
         let own = pos.pieces(c);
         if let Some(k) = pos.king_square(c) {
-            // Bit tests on 128-bit words (square i at bit i): cheaper than 48 bitboard probes.
-            let bits = |b: Bitboard| b.lo() as u128 | (b.hi() as u128) << 63;
-            let (own_w, enemy_w) = (bits(own), bits(pos.pieces(!c)));
-            let (t1, t2, t3) = (bits(theirs.one), bits(theirs.two), bits(theirs.three));
-            let (o1, o2, o3) = (bits(ours.one), bits(ours.two), bits(ours.three));
+            // Bit tests on 64-bit windows of the boards starting at the zone's lowest square
+            // (square i at bit i - base): cheaper than 48 bitboard probes or 128-bit shifts.
             let zone = &ZONE_LIST[c.index()][k.index()];
+            let window = |b: Bitboard| ((b.lo() as u128 | (b.hi() as u128) << 63) >> zone.base) as u64;
+            let (own_w, enemy_w) = (window(own), window(pos.pieces(!c)));
+            let (t1, t2, t3) = (window(theirs.one), window(theirs.two), window(theirs.three));
+            let (o1, o2, o3) = (window(ours.one), window(ours.two), window(ours.three));
             for &(z, r) in &zone.squares[..zone.len as usize] {
-                let bit = |w: u128| (w >> z) as usize & 1;
+                let bit = |w: u64| (w >> z) as usize & 1;
                 let attackers = bit(t1) + bit(t2) + bit(t3);
                 let defenders = bit(o1) + bit(o2) + bit(o3);
                 let occupant = bit(own_w) + 2 * bit(enemy_w);
