@@ -171,14 +171,12 @@ struct AttackMap {
     all: Bitboard,
 }
 
-/// One side's pieces of one kind: material, tables, mobility, and their attacks added to `map`.
+/// One side's pieces of one kind: mobility, and their attacks added to `map`.
 struct Side {
     c: Color,
     sign: i32,
     own: Bitboard,
     occ: Bitboard,
-    /// The own king and the enemy king.
-    kings: [Option<Square>; 2],
 }
 
 impl Side {
@@ -189,7 +187,6 @@ impl Side {
         };
         let (c, sign) = (self.c, self.sign);
         let pc = Piece::new(c, pt);
-        let class = class_of(pt);
         let slider = match pt {
             PieceType::Lance => 0,
             PieceType::Bishop => 1,
@@ -204,15 +201,6 @@ impl Side {
             map.three |= map.two & att;
             map.two |= map.one & att;
             map.one |= att;
-            sink.add(PST + pt.index() * 81 + relative(c, sq), sign);
-            sink.add(MATERIAL + pt.index(), sign);
-            for (base, king) in [(OWN_KING_REL, self.kings[0]), (ENEMY_KING_REL, self.kings[1])] {
-                if let Some(k) = king {
-                    let dx = (sq.file() as i32 - k.file() as i32).unsigned_abs().min(3) as usize;
-                    let dy = (sq.relative_rank(c) as i32 - k.relative_rank(c) as i32).clamp(-3, 3);
-                    sink.add(base + (class * 4 + dx) * 7 + (dy + 3) as usize, sign);
-                }
-            }
             if slider != usize::MAX {
                 let n = (att.and_not(self.own).count() as usize).min(MOB_CAP[slider]);
                 sink.add(MOBILITY + MOB_START[slider] + n, sign);
@@ -221,8 +209,76 @@ impl Side {
     }
 }
 
-/// Walks the features of `pos` into `sink`.
+/// Walks the features of `pos` into `sink`: those of the pieces' placement, then those of
+/// their attacks.
 pub fn extract<S: FeatureSink>(pos: &Position, sink: &mut S) {
+    extract_placement(pos, sink);
+    extract_dynamic(pos, sink);
+}
+
+/// The features of one piece other than a king of colour `pc.color()` on `sq`: its material,
+/// its table square and its place relative to both kings (`own_king`, `enemy_king`: the kings of
+/// its own colour and of the other). A sum of such terms over the pieces, plus the kings' table
+/// squares and the hands, is the placement part of the evaluation, which a move changes only
+/// for the pieces it moves, captures or drops (and for every piece when a king moves).
+#[inline(always)]
+pub fn piece_features<S: FeatureSink>(
+    pc: Piece,
+    sq: Square,
+    own_king: Option<Square>,
+    enemy_king: Option<Square>,
+    sink: &mut S,
+) {
+    let (c, pt) = (pc.color(), pc.piece_type());
+    let sign = if c == Color::Black { 1 } else { -1 };
+    let class = class_of(pt);
+    sink.add(PST + pt.index() * 81 + relative(c, sq), sign);
+    sink.add(MATERIAL + pt.index(), sign);
+    for (base, king) in [(OWN_KING_REL, own_king), (ENEMY_KING_REL, enemy_king)] {
+        if let Some(k) = king {
+            let dx = (sq.file() as i32 - k.file() as i32).unsigned_abs().min(3) as usize;
+            let dy = (sq.relative_rank(c) as i32 - k.relative_rank(c) as i32).clamp(-3, 3);
+            sink.add(base + (class * 4 + dx) * 7 + (dy + 3) as usize, sign);
+        }
+    }
+}
+
+/// The feature of the `n`-th piece (from 1) of kind `pt` in the hand of colour `c`, if the
+/// hand's table reaches that far.
+#[inline(always)]
+pub fn hand_feature<S: FeatureSink>(c: Color, pt: PieceType, n: u32, count: i32, sink: &mut S) {
+    let n = n as usize;
+    if n >= 1 && n <= HAND_SLOTS[pt.index()] {
+        let sign = if c == Color::Black { 1 } else { -1 };
+        sink.add(HAND + HAND_START[pt.index()] + n - 1, sign * count);
+    }
+}
+
+/// The placement features: material, tables, places relative to the kings, hands.
+pub fn extract_placement<S: FeatureSink>(pos: &Position, sink: &mut S) {
+    for c in [Color::Black, Color::White] {
+        let sign = if c == Color::Black { 1 } else { -1 };
+        let own_king = pos.king_square(c);
+        let enemy_king = pos.king_square(!c);
+        if let Some(k) = own_king {
+            sink.add(PST + PieceType::King.index() * 81 + relative(c, k), sign);
+        }
+        for sq in pos.pieces(c).and_not(pos.pieces_cp(c, PieceType::King)) {
+            let pc = pos.piece_on(sq).expect("occupied");
+            piece_features(pc, sq, own_king, enemy_king, sink);
+        }
+        let hand = pos.hand(c);
+        for pt in PieceType::HAND {
+            for n in 1..=hand.count(pt) {
+                hand_feature(c, pt, n, 1, sink);
+            }
+        }
+    }
+}
+
+/// The features of the pieces' attacks: mobility, kings' neighbourhoods, drop threats,
+/// attacked pieces, and the tempo.
+pub fn extract_dynamic<S: FeatureSink>(pos: &Position, sink: &mut S) {
     let occ = pos.occupied();
     let mut maps = [AttackMap {
         one: Bitboard::EMPTY,
@@ -231,18 +287,15 @@ pub fn extract<S: FeatureSink>(pos: &Position, sink: &mut S) {
         all: Bitboard::EMPTY,
     }; 2];
 
-    // Pieces: material, tables, mobility; attack counts on the way.
+    // Mobility; attack counts on the way.
     for c in [Color::Black, Color::White] {
         let sign = if c == Color::Black { 1 } else { -1 };
         let own = pos.pieces(c);
-        let own_king = pos.king_square(c);
-        let enemy_king = pos.king_square(!c);
         let map = &mut maps[c.index()];
-        if let Some(k) = own_king {
+        if let Some(k) = pos.king_square(c) {
             map.all |= attacks::king(k);
-            sink.add(PST + PieceType::King.index() * 81 + relative(c, k), sign);
         }
-        let side = Side { c, sign, own, occ, kings: [own_king, enemy_king] };
+        let side = Side { c, sign, own, occ };
         // One call per kind, so each call knows its kind at compile time (no branch on the kind
         // per piece).
         side.walk::<1, S>(pos, map, sink);
@@ -258,12 +311,6 @@ pub fn extract<S: FeatureSink>(pos: &Position, sink: &mut S) {
         side.walk::<12, S>(pos, map, sink);
         side.walk::<13, S>(pos, map, sink);
         side.walk::<14, S>(pos, map, sink);
-        let hand = pos.hand(c);
-        for pt in PieceType::HAND {
-            for n in 0..(hand.count(pt) as usize).min(HAND_SLOTS[pt.index()]) {
-                sink.add(HAND + HAND_START[pt.index()] + n, sign);
-            }
-        }
     }
 
     // Kings' neighbourhoods, drop threats and attacked pieces.

@@ -89,6 +89,8 @@ pub struct Evaluator {
     nnue: Option<NnueState>,
     /// Some in material mode.
     material: Option<MaterialState>,
+    /// The linear evaluation's incremental part; Some when it is what the evaluator plays with.
+    linear: Option<embedded::LinearState>,
 }
 
 impl Evaluator {
@@ -97,6 +99,7 @@ impl Evaluator {
     pub fn configure(&mut self, kind: EvalType, net: Option<&Arc<Network>>, fv_scale: i32) {
         self.set_network(kind.network(net), fv_scale);
         self.material = (kind == EvalType::Material).then(MaterialState::default);
+        self.linear = (self.nnue.is_none() && self.material.is_none()).then(embedded::LinearState::default);
     }
 
     /// Uses `net` (or the embedded evaluation for `None`) with the given FV_SCALE. Keeps the
@@ -119,6 +122,9 @@ impl Evaluator {
         if let Some(m) = &mut self.material {
             m.reset(pos);
         }
+        if let Some(l) = &mut self.linear {
+            l.reset(pos);
+        }
     }
 
     /// The static evaluation of `pos` (the position this evaluator follows) for the side to move.
@@ -127,9 +133,10 @@ impl Evaluator {
         if let Some(m) = &self.material {
             return m.evaluate(pos).clamp(-VALUE_EVAL_MAX, VALUE_EVAL_MAX);
         }
-        let v = match &mut self.nnue {
-            Some(n) => n.evaluate(pos).unwrap_or_else(|| embedded::evaluate(pos)),
-            None => embedded::evaluate(pos),
+        let v = match (&mut self.nnue, &mut self.linear) {
+            (Some(n), _) => n.evaluate(pos).unwrap_or_else(|| embedded::evaluate(pos)),
+            (None, Some(l)) => l.evaluate(pos),
+            (None, None) => embedded::evaluate(pos),
         };
         v.clamp(-VALUE_EVAL_MAX, VALUE_EVAL_MAX)
     }
@@ -144,6 +151,9 @@ impl MoveObserver for Evaluator {
         if let Some(mat) = &mut self.material {
             mat.on_do_move(before, m);
         }
+        if let Some(l) = &mut self.linear {
+            l.on_do_move(before, m);
+        }
     }
 
     #[inline]
@@ -153,6 +163,9 @@ impl MoveObserver for Evaluator {
         }
         if let Some(mat) = &mut self.material {
             mat.on_undo_move();
+        }
+        if let Some(l) = &mut self.linear {
+            l.on_undo_move();
         }
     }
 
@@ -164,6 +177,9 @@ impl MoveObserver for Evaluator {
         if let Some(mat) = &mut self.material {
             mat.on_do_null_move(before);
         }
+        if let Some(l) = &mut self.linear {
+            l.on_do_null_move();
+        }
     }
 
     #[inline]
@@ -173,6 +189,9 @@ impl MoveObserver for Evaluator {
         }
         if let Some(mat) = &mut self.material {
             mat.on_undo_move();
+        }
+        if let Some(l) = &mut self.linear {
+            l.on_undo_move();
         }
     }
 }
