@@ -116,7 +116,7 @@ impl Ctx<'_> {
             let occ_no_king = self.occ ^ Bitboard::from_square(self.ksq);
             let mut free = Bitboard::EMPTY;
             for e in attacks::king(self.ksq).and_not(self.theirs) {
-                if self.pos.attackers_to(self.us, e, occ_no_king).is_empty() {
+                if !self.pos.is_attacked_with(self.us, e, occ_no_king, Bitboard::EMPTY) {
                     free.set(e);
                 }
             }
@@ -214,7 +214,9 @@ impl Ctx<'_> {
                 // A king only checks by discovery, and must not step into check.
                 let occ = self.occ ^ Bitboard::from_square(from);
                 for to in dests & discovered {
-                    if pos.attackers_to(self.them, to, occ).is_empty() && !self.surely_escapes(from, to, pt) {
+                    if !pos.is_attacked_with(self.them, to, occ, Bitboard::EMPTY)
+                        && !self.surely_escapes(from, to, pt)
+                    {
                         let c = Candidate { from: Some(from), to, after: pt };
                         if self.mates(c) {
                             return Some(Move::normal(from, to, false));
@@ -312,7 +314,7 @@ impl Ctx<'_> {
             if e != c.to && moved_attacks.contains(e) {
                 continue;
             }
-            if pos.attackers_to(us, e, occ_no_king).and_not(from_bb).is_empty() {
+            if !pos.is_attacked_with(us, e, occ_no_king, from_bb) {
                 return false;
             }
         }

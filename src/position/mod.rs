@@ -342,7 +342,41 @@ impl Position {
     /// Whether any piece of colour `c` attacks `sq` (current occupancy).
     #[inline]
     pub fn is_attacked(&self, c: Color, sq: Square) -> bool {
-        self.attackers_to(c, sq, self.occupied()).is_nonempty()
+        self.is_attacked_with(c, sq, self.occupied(), Bitboard::EMPTY)
+    }
+
+    /// Whether a piece of colour `c` other than those on `removed` attacks `sq` with the board
+    /// occupied as `occ`: `attackers_to(c, sq, occ).and_not(removed).is_nonempty()`, answered
+    /// sooner. The stepping pieces are tested first (table lookups), and a slider's attack is
+    /// computed only when a slider of that kind stands on its empty-board lines through `sq`.
+    #[inline]
+    pub fn is_attacked_with(&self, c: Color, sq: Square, occ: Bitboard, removed: Bitboard) -> bool {
+        let them = !c;
+        let t = &self.by_type;
+        let ours = self.by_color[c.index()].and_not(removed);
+        let steppers = (attacks::pawn(them, sq) & t[PieceType::Pawn.index()])
+            | (attacks::knight(them, sq) & t[PieceType::Knight.index()])
+            | (attacks::silver(them, sq) & t[PieceType::Silver.index()])
+            | (attacks::gold(them, sq) & self.golds)
+            | (attacks::king(sq)
+                & (t[PieceType::King.index()] | t[PieceType::Horse.index()] | t[PieceType::Dragon.index()]));
+        if (steppers & ours).is_nonempty() {
+            return true;
+        }
+        let rooks = (t[PieceType::Rook.index()] | t[PieceType::Dragon.index()]) & ours;
+        if (attacks::rook_pseudo(sq) & rooks).is_nonempty() && (attacks::rook(sq, occ) & rooks).is_nonempty()
+        {
+            return true;
+        }
+        let bishops = (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]) & ours;
+        if (attacks::bishop_pseudo(sq) & bishops).is_nonempty()
+            && (attacks::bishop(sq, occ) & bishops).is_nonempty()
+        {
+            return true;
+        }
+        let lances = t[PieceType::Lance.index()] & ours;
+        (attacks::lance_pseudo(them, sq) & lances).is_nonempty()
+            && (attacks::lance(them, sq, occ) & lances).is_nonempty()
     }
 
     /// Sliders of colour `attacker` aimed at `ksq` and the pieces that alone block them:
@@ -722,7 +756,7 @@ impl Position {
         };
         if from == k {
             let occ = self.occupied() ^ Bitboard::from_square(from);
-            return self.attackers_to(!us, to, occ).is_empty();
+            return !self.is_attacked_with(!us, to, occ, Bitboard::EMPTY);
         }
         !self.blockers_for_king(us).contains(from) || attacks::line(from, k).contains(to)
     }
@@ -830,7 +864,7 @@ impl Position {
         let occ_no_king = occ ^ Bitboard::from_square(k);
         let escapes = attacks::king(k).and_not(self.pieces(them));
         for s in escapes {
-            if self.attackers_to(us, s, occ_no_king).is_empty() {
+            if !self.is_attacked_with(us, s, occ_no_king, Bitboard::EMPTY) {
                 return false;
             }
         }

@@ -158,7 +158,7 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
             let occ_no_king = occ ^ Bitboard::from_square(k);
             let mut safe = Bitboard::EMPTY;
             for s in dests {
-                if pos.attackers_to(them, s, occ_no_king).is_empty() {
+                if !pos.is_attacked_with(them, s, occ_no_king, Bitboard::EMPTY) {
                     safe.set(s);
                 }
             }
