@@ -8,7 +8,8 @@ ENGINE     := $(NATIVE_DIR)/release/hayate
 MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
-        bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows
+        bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows \
+        spsa test-spsa
 
 all: build
 
@@ -129,6 +130,30 @@ test-trainer: $(TRAINER_VENV)/.installed
 ## Train a net: make train DATA=dir-or-files OUT=nn.bin EPOCHS=10 TRAIN_ARGS="--lambda 0.5 --resume"
 train: $(TRAINER_VENV)/.installed
 	$(TRAINER_VENV)/bin/python -m trainer.train --data $(DATA) --out $(OUT) --epochs $(EPOCHS) $(TRAIN_ARGS)
+
+## SPSA tuning of the search parameters by self-play (tools/spsa, README "Tuning the search
+## (SPSA)"): builds the `tune` engine into target/tune (search parameters as USI options) and
+## runs the driver with the parameters of SPSA_CONFIG, e.g.
+## make spsa SPSA_ARGS="--iterations 2000 --nodes 20000 --concurrency 2" (add --resume to carry on).
+## Its Python environment (.venv/spsa: cshogi, the referee) is made once. Not part of `make test`.
+TUNE_DIR    := target/tune
+TUNE_ENGINE := $(TUNE_DIR)/release/hayate
+SPSA_VENV   ?= .venv/spsa
+SPSA_CONFIG ?= tools/spsa/params.toml
+SPSA_ARGS   ?=
+
+$(SPSA_VENV)/.installed: tools/spsa/requirements.txt
+	$(PYTHON) -m venv $(SPSA_VENV)
+	$(SPSA_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r $<
+	touch $@
+
+spsa: $(SPSA_VENV)/.installed
+	$(CARGO) build --release --features tune --target-dir $(TUNE_DIR)
+	$(SPSA_VENV)/bin/python tools/spsa/spsa.py --engine $(TUNE_ENGINE) --config $(SPSA_CONFIG) $(SPSA_ARGS)
+
+## The SPSA driver's own tests (arithmetic, referee rules, fake-engine games; a second or two).
+test-spsa: $(SPSA_VENV)/.installed
+	cd tools/spsa/tests && $(abspath $(SPSA_VENV))/bin/python -m unittest
 
 clean:
 	$(CARGO) clean
