@@ -372,12 +372,12 @@ mod tests {
     fn tune_parameters_are_set_case_insensitively() {
         use crate::search::params;
         let mut engine = Engine::new(Options::default());
-        let p = params::ALL.iter().find(|p| p.name == "DoubleExtensionMargin").unwrap();
+        let p = params::ALL.iter().find(|p| p.name == "DoubleExtPv").unwrap();
         assert!(p.max > p.default, "a tuner must be able to raise it");
-        engine.set_option("doubleextensionmargin", &p.max.to_string()).unwrap();
-        assert_eq!(params::DoubleExtensionMargin(), p.max);
-        assert_eq!(engine.options().int("DoubleExtensionMargin"), p.max as i64);
-        engine.set_option("DOUBLEEXTENSIONMARGIN", &p.default.to_string()).unwrap();
-        assert_eq!(params::DoubleExtensionMargin(), p.default);
+        engine.set_option("doubleextpv", &p.max.to_string()).unwrap();
+        assert_eq!(params::DoubleExtPv(), p.max);
+        assert_eq!(engine.options().int("DoubleExtPv"), p.max as i64);
+        engine.set_option("DOUBLEEXTPV", &p.default.to_string()).unwrap();
+        assert_eq!(params::DoubleExtPv(), p.default);
     }
 }

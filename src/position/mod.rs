@@ -297,6 +297,12 @@ impl Position {
         self.st().last_move
     }
 
+    /// The piece the last move captured (as it stood on the board), if any.
+    #[inline(always)]
+    pub fn captured_piece(&self) -> Option<Piece> {
+        self.st().captured
+    }
+
     /// Number of moves made since the position was set up (the length of the state stack minus one).
     #[inline(always)]
     pub fn moves_played(&self) -> usize {

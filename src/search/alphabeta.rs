@@ -4,13 +4,14 @@
 //! Node types are compile-time flags (`PV`, `ROOT`). The body is written in numbered steps; the
 //! pruning and extension steps of a Stockfish-style search slot in between them.
 
-use super::history::{piece_to, ContKeys};
-use super::movepick::{quiet_score, MovePicker};
+use super::correction::{CorrectionHistory, CorrectionKeys, LIMIT as CORRECTION_LIMIT};
+use super::history::{pawn_key, piece_to, ContKeys, CONT_PLIES, LOW_PLY};
+use super::movepick::{is_tactical, MovePicker, QuietContext};
 use super::params;
 use super::report::ScoreBound;
-use super::thread::{SharedState, Worker};
+use super::thread::{SharedState, Worker, STACK_OFFSET};
 use super::tt::Bound;
-use crate::position::{Declaration, Repetition};
+use crate::position::{see::SEE_PIECE_VALUE, Declaration, Repetition};
 use crate::types::{
     mate_in, mated_in, Depth, Move, PieceType, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATED_IN_MAX_PLY,
     VALUE_MATE_IN_MAX_PLY, VALUE_NONE,
@@ -55,12 +56,103 @@ impl Worker {
         }
     }
 
-    /// The late-move reduction for the `move_count`-th move at `depth`, in 1/1024 plies.
+    /// The late-move reduction of the `move_count`-th move at `depth` in a window of width
+    /// `delta`, in 1/1024 plies, before the adjustments made once the move is known.
     #[inline]
-    fn reduction(&self, depth: Depth, move_count: i32) -> i32 {
-        let d = (depth as usize).min(63);
-        let m = (move_count as usize).min(63);
-        self.lmr[d][m]
+    fn reduction(&self, improving: bool, depth: Depth, move_count: i32, delta: i32) -> i32 {
+        let last = self.lmr.len() - 1;
+        let scale = self.lmr[(depth as usize).min(last)] * self.lmr[(move_count as usize).min(last)];
+        scale - delta * params::LmrDelta() / self.root_delta.max(1)
+            + (!improving) as i32 * scale * params::LmrNotImproving() / 512
+            + params::LmrBase()
+    }
+
+    /// The continuation keys of the node at stack index `s`: the moves 1 to 6 plies before it.
+    #[inline(always)]
+    fn cont_keys(&self, s: usize) -> ContKeys {
+        let mut k: ContKeys = [None; CONT_PLIES];
+        for (i, key) in k.iter_mut().enumerate() {
+            *key = self.stack[s - 1 - i].piece_to;
+        }
+        k
+    }
+
+    /// The continuation-correction keys of the node at stack index `s`.
+    #[inline(always)]
+    fn correction_cont(&self, s: usize) -> (Option<usize>, Option<usize>, Option<usize>) {
+        (self.stack[s - 2].piece_to, self.stack[s - 4].piece_to, self.stack[s - 1].piece_to)
+    }
+
+    /// Updates the continuation histories of the move with key `key` made at stack index `s`
+    /// (after the moves 1 to 6 plies before it, weighted by distance; only 2 back when the
+    /// move was made in check).
+    fn update_continuations(&mut self, s: usize, key: usize, bonus: i32) {
+        const WEIGHTS: [i32; CONT_PLIES] = [1157, 648, 288, 576, 140, 441];
+        for (i, w) in WEIGHTS.iter().enumerate() {
+            if self.stack[s].in_check && i >= 2 {
+                break;
+            }
+            let prev = self.stack[s - 1 - i].piece_to;
+            self.history.update_continuation(prev, key, bonus * w / 1024 + if i == 0 { 88 } else { 0 });
+        }
+    }
+
+    /// Updates every history of the quiet move `m` made at stack index `s` by `bonus`.
+    fn update_quiet_histories(&mut self, s: usize, m: Move, pawns: u64, bonus: i32) {
+        let us = self.pos.side_to_move();
+        self.history.update_main(us, m, bonus);
+        let ply = s - STACK_OFFSET;
+        if ply < LOW_PLY {
+            self.history.update_low_ply(ply, m, bonus * 761 / 1024);
+        }
+        let key = piece_to(self.pos.moved_piece_after(m), m.to());
+        self.update_continuations(s, key, bonus * 955 / 1024);
+        self.history.update_pawn(pawns, key, bonus * if bonus > 0 { 850 } else { 550 } / 1024);
+    }
+
+    /// After a node with a best move: the best move gains, the moves tried before it lose, and
+    /// the previous move loses when it was answered at once.
+    #[allow(clippy::too_many_arguments)]
+    fn update_all_stats(
+        &mut self,
+        s: usize,
+        best: Move,
+        tt_move: Option<Move>,
+        pawns: u64,
+        quiets: &[Option<Move>],
+        captures: &[Option<Move>],
+        depth: Depth,
+    ) {
+        let bonus = (params::HistBonusMul() * depth - params::HistBonusOffset()).min(params::HistBonusMax())
+            + params::HistBonusTtMove() * (Some(best) == tt_move) as i32
+            + self.stack[s - 1].stat_score / 32;
+        let malus = (params::HistMalusMul() * depth - params::HistMalusOffset()).min(params::HistMalusMax());
+        if !is_tactical(&self.pos, best) {
+            self.update_quiet_histories(s, best, pawns, bonus * 806 / 1024);
+            let mut actual = malus * 1113 / 1024;
+            for q in quiets.iter().flatten() {
+                actual = actual * 977 / 1024;
+                self.update_quiet_histories(s, *q, pawns, -actual);
+            }
+        } else {
+            let cap = self.capture_kind(best);
+            self.history.update_capture(
+                self.pos.moved_piece_after(best),
+                best.to(),
+                cap,
+                bonus * 1286 / 1024,
+            );
+        }
+        let prev = &self.stack[s - 1];
+        if let Some(prev_key) = prev.piece_to {
+            if prev.move_count == 1 + prev.tt_hit as i32 && !prev.captured {
+                self.update_continuations(s - 1, prev_key, -malus * 616 / 1024);
+            }
+        }
+        for c in captures.iter().flatten() {
+            let cap = self.capture_kind(*c);
+            self.history.update_capture(self.pos.moved_piece_after(*c), c.to(), cap, -malus * 1559 / 1024);
+        }
     }
 
     /// Counts a node; the main thread checks its limits every `CHECK_INTERVAL` nodes.
@@ -113,17 +205,27 @@ impl Worker {
         cut_node: bool,
         shared: &SharedState,
     ) -> Value {
-        // Step 1. Quiescence search at the horizon.
+        // Step 1. Quiescence search at the horizon; the node's frame.
         if depth <= 0 {
             return self.qsearch::<PV>(alpha, beta, ply, shared);
         }
+        depth = depth.min(MAX_PLY - 1);
         debug_assert!(-VALUE_INFINITE <= alpha && alpha < beta && beta <= VALUE_INFINITE);
         self.visit(shared);
-        let u = ply as usize;
+        let s = ply as usize + STACK_OFFSET;
+        let all_node = !(PV || cut_node);
         if PV {
-            self.pv.clear(u);
+            self.pv.clear(ply as usize);
             self.sel_depth = self.sel_depth.max(ply + 1);
         }
+        let in_check = self.pos.in_check();
+        self.stack[s].in_check = in_check;
+        self.stack[s].move_count = 0;
+        self.stack[s + 2].cutoff_cnt = 0;
+        let prior_reduction = self.stack[s - 1].reduction;
+        self.stack[s - 1].reduction = 0;
+        let prior_capture = self.stack[s - 1].captured;
+        let prev_key = self.stack[s - 1].piece_to;
 
         // Step 2. Stop, rules (repetition, move limit, declaration), maximum ply. At the root only
         // the move limit matters: a game already over by it is a draw whatever is played.
@@ -143,7 +245,7 @@ impl Worker {
                 return v;
             }
             if ply >= MAX_PLY - 1 {
-                return if self.pos.in_check() { 0 } else { self.eval.evaluate(&self.pos) };
+                return if in_check { 0 } else { self.eval.evaluate(&self.pos) };
             }
             // Step 3. Mate distance pruning.
             alpha = alpha.max(mated_in(ply));
@@ -157,29 +259,56 @@ impl Worker {
         let key = self.pos.key();
         let (tt_hit, slot) = shared.tt.probe(key);
         let tt_value = tt_hit.map_or(VALUE_NONE, |d| value_from_tt(d.value, ply));
-        let tt_move = if ROOT { Some(self.root_moves[self.pv_idx].mv) } else { tt_hit.and_then(|d| d.mv) };
+        let tt_depth = tt_hit.map_or(-100, |d| d.depth);
+        let tt_bound = tt_hit.map_or(Bound::None, |d| d.bound);
+        let tt_move = if ROOT {
+            Some(self.root_moves[self.pv_idx].mv)
+        } else {
+            tt_hit.and_then(|d| d.mv).filter(|&m| self.pos.is_pseudo_legal(m))
+        };
         // In a singular-extension search one move is left out: the table's verdict, which
         // includes that move, must not end the node, nor be overwritten by a verdict without it.
-        let excluded = self.stack[u].excluded_move;
-        if !PV && excluded.is_none() {
-            if let Some(d) = tt_hit {
-                let cut = if tt_value >= beta { Bound::Lower } else { Bound::Upper };
-                if d.depth >= depth && tt_value != VALUE_NONE && d.bound.includes(cut) {
-                    return tt_value;
+        let excluded = self.stack[s].excluded_move;
+        if excluded.is_none() {
+            self.stack[s].tt_pv = PV || tt_hit.is_some_and(|d| d.pv);
+        }
+        let tt_pv = self.stack[s].tt_pv;
+        self.stack[s].tt_hit = tt_hit.is_some();
+        let tt_capture = tt_move.is_some_and(|m| is_tactical(&self.pos, m));
+        let us = self.pos.side_to_move();
+        let pawns = pawn_key(&self.pos);
+
+        // A table cut-off: a deep enough bound on the right side of the window (near the
+        // horizon, only where the node type agrees with it).
+        if !PV
+            && excluded.is_none()
+            && tt_value != VALUE_NONE
+            && tt_depth > depth - (tt_value <= beta) as i32
+            && tt_bound.includes(if tt_value >= beta { Bound::Lower } else { Bound::Upper })
+            && (cut_node == (tt_value >= beta) || depth > 5)
+        {
+            if let (Some(m), true) = (tt_move, tt_value >= beta) {
+                if !tt_capture {
+                    self.update_quiet_histories(s, m, pawns, (130 * depth - 71).min(1043));
+                }
+                if let Some(pk) = prev_key {
+                    if self.stack[s - 1].move_count <= 4 && !prior_capture {
+                        self.update_continuations(s - 1, pk, -2142);
+                    }
                 }
             }
+            return tt_value;
         }
 
         // Step 5. Mate in one. Cheap next to a search (check candidates judged on bitboards), and
         // it finds mates that the pruning below would never look at. Only on table misses: a hit
         // already carries what an earlier visit learned, a mate in one included.
-        let in_check = self.pos.in_check();
         if !ROOT && !in_check && tt_hit.is_none() && excluded.is_none() {
             if let Some(m) = self.pos.mate_in_one() {
                 let v = mate_in(ply + 1);
                 if PV {
-                    self.pv.clear(u + 1);
-                    self.pv.update(u, m);
+                    self.pv.clear(ply as usize + 1);
+                    self.pv.update(ply as usize, m);
                 }
                 shared.tt.store(
                     slot,
@@ -195,108 +324,227 @@ impl Worker {
             }
         }
 
-        // Step 6. Static evaluation. The raw evaluation is cached in the table; `eval`, used for
-        // pruning decisions, takes the table's value instead where its bound says it is better.
-        let (static_eval, eval) = if in_check {
-            (VALUE_NONE, VALUE_NONE)
+        // Step 6. Static evaluation, corrected by the correction history. The raw evaluation is
+        // cached in the table; `eval`, used for pruning decisions, takes the table's value
+        // instead where its bound says it is better.
+        let corr_keys = if in_check { CorrectionKeys::default() } else { CorrectionKeys::of(&self.pos) };
+        let correction =
+            if in_check { 0 } else { self.correction.value(&corr_keys, us, self.correction_cont(s)) };
+        let mut improving = false;
+        let mut opponent_worsening = false;
+        let unadjusted_eval;
+        let static_eval;
+        let mut eval;
+        if in_check {
+            unadjusted_eval = VALUE_NONE;
+            static_eval = self.stack[s - 2].static_eval;
+            eval = static_eval;
+            self.stack[s].static_eval = static_eval;
         } else {
-            let se = match tt_hit {
-                Some(d) if d.eval != VALUE_NONE => d.eval,
-                _ => self.eval.evaluate(&self.pos),
-            };
-            let refined = match tt_hit {
-                Some(d)
-                    if tt_value != VALUE_NONE
-                        && d.bound.includes(if tt_value > se { Bound::Lower } else { Bound::Upper }) =>
+            if excluded.is_some() {
+                unadjusted_eval = self.stack[s].static_eval;
+                static_eval = unadjusted_eval;
+                eval = static_eval;
+            } else if let Some(d) = tt_hit {
+                unadjusted_eval = if d.eval != VALUE_NONE { d.eval } else { self.eval.evaluate(&self.pos) };
+                static_eval = CorrectionHistory::correct(unadjusted_eval, correction);
+                eval = static_eval;
+                if tt_value != VALUE_NONE
+                    && tt_bound.includes(if tt_value > eval { Bound::Lower } else { Bound::Upper })
                 {
-                    tt_value
+                    eval = tt_value;
                 }
-                _ => se,
-            };
-            (se, refined)
-        };
-        self.stack[u].static_eval = static_eval;
-        self.stack[u + 2].killers = [None; 2];
-        // Whether the position got better for us over our last move (pruning may be bolder when not).
-        let improving = u >= 2 && static_eval != VALUE_NONE && {
-            let before = self.stack[u - 2].static_eval;
-            before == VALUE_NONE || static_eval > before
-        };
+            } else {
+                unadjusted_eval = self.eval.evaluate(&self.pos);
+                static_eval = CorrectionHistory::correct(unadjusted_eval, correction);
+                eval = static_eval;
+                shared.tt.store(
+                    slot,
+                    key,
+                    None,
+                    VALUE_NONE,
+                    unadjusted_eval,
+                    DEPTH_UNSEARCHED,
+                    Bound::None,
+                    tt_pv,
+                );
+            }
+            self.stack[s].static_eval = static_eval;
 
-        // Step 7. Razoring: far below alpha, ask quiescence search whether anything helps.
-        if !PV && !in_check && eval < alpha - params::RazorBase() - params::RazorDepth() * depth * depth {
-            let v = self.qsearch::<false>(alpha - 1, alpha, ply, shared);
-            if v < alpha && v > VALUE_MATED_IN_MAX_PLY {
-                return v;
+            // The change of the evaluation over the last (quiet) move teaches the histories how
+            // good that move was.
+            let prev = self.stack[s - 1];
+            if let (Some(pm), Some(pk)) = (prev.current_move, prev.piece_to) {
+                if !prev.in_check && !prior_capture && prev.static_eval != VALUE_NONE {
+                    let diff = (-(prev.static_eval + static_eval)).clamp(-214, 171) + 60;
+                    self.history.update_main(!us, pm, diff * params::EvalDiffHistory());
+                    let moved = self.pos.piece_on(pm.to()).map(|p| p.piece_type());
+                    if tt_hit.is_none() && moved != Some(PieceType::Pawn) && !pm.is_promotion() {
+                        self.history.update_pawn(pawns, pk, diff * 12);
+                    }
+                }
+            }
+
+            let before = self.stack[s - 2].static_eval;
+            improving = before != VALUE_NONE && static_eval > before;
+            let prev_eval = self.stack[s - 1].static_eval;
+            opponent_worsening = prev_eval == VALUE_NONE || static_eval > -prev_eval;
+
+            // Hindsight: a child searched much shallower than it deserved gets a ply back
+            // unless the opponent's position got worse; an easy one gives a ply up.
+            if prior_reduction >= 3 && !opponent_worsening {
+                depth += 1;
+            }
+            if prior_reduction >= 2 && depth >= 2 && prev_eval != VALUE_NONE && static_eval + prev_eval > 173
+            {
+                depth -= 1;
             }
         }
 
-        // Step 8. Reverse futility pruning: far enough above beta at low depth, assume a cut-off.
-        if !PV
-            && !in_check
-            && depth < params::RfpMaxDepth()
-            && eval - params::RfpMargin() * (depth - improving as i32) >= beta
-            && beta > VALUE_MATED_IN_MAX_PLY
-            && eval < VALUE_MATE_IN_MAX_PLY
-        {
-            return beta + (eval - beta) / 3;
-        }
-
-        // Step 9. Null move search with verification search. If passing still fails high with a
-        // reduced search, a real move surely would. Not after another null move, and below the
-        // ply where a verification search is running (its null moves must not prove themselves).
-        if !PV
-            && !in_check
-            && u >= 1
-            && self.stack[u - 1].current_move.is_some()
-            && eval >= beta
-            && static_eval >= beta - params::NmpDepthMargin() * depth + params::NmpBase()
-            && ply >= self.nmp_min_ply
-            && excluded.is_none()
-            && beta > VALUE_MATED_IN_MAX_PLY
-        {
-            let r = params::NmpReduction() + depth / 3 + ((eval - beta) / params::NmpEvalDivisor()).min(6);
-            self.stack[u].current_move = None;
-            self.stack[u].piece_to = None;
-            self.pos.do_null_move_observed(&mut self.eval);
-            let null_value =
-                -self.search::<false, false>(-beta, -beta + 1, depth - r, ply + 1, !cut_node, shared);
-            self.pos.undo_null_move_observed(&mut self.eval);
-            if shared.stopped() {
-                return 0;
+        if !ROOT && !in_check {
+            // Step 7. Razoring: far below alpha, let quiescence search decide.
+            if !PV && eval < alpha - params::RazorBase() - params::RazorDepth() * depth * depth {
+                return self.qsearch::<false>(alpha, beta, ply, shared);
             }
-            if null_value >= beta && null_value < VALUE_MATE_IN_MAX_PLY {
-                if self.nmp_min_ply != 0 || depth < params::NmpVerifyDepth() {
-                    return null_value;
+
+            // Step 8. Reverse futility pruning: far enough above beta, assume a cut-off.
+            let mult = params::RfpMargin() - params::RfpNoTtHit() * tt_hit.is_none() as i32;
+            let margin = mult * depth
+                - (params::RfpImproving() * improving as i32
+                    + params::RfpOpponentWorsening() * opponent_worsening as i32)
+                    * mult
+                    / 1024
+                + correction.abs() / 180_600;
+            if !tt_pv
+                && depth < params::RfpMaxDepth()
+                && eval >= beta
+                && eval - margin >= beta
+                && (tt_move.is_none() || tt_capture)
+                && !is_loss(beta)
+                && !is_win(eval)
+            {
+                return (2 * beta + eval) / 3;
+            }
+
+            // Step 9. Null move search with verification search. If passing still fails high
+            // with a reduced search, a real move surely would. Only at expected cut nodes (a
+            // null move's child is not one, so two null moves never follow each other), and
+            // not below the ply where a verification search runs.
+            if cut_node
+                && static_eval
+                    >= beta - params::NmpDepthMargin() * depth - params::NmpImproving() * improving as i32
+                        + params::NmpBase()
+                && excluded.is_none()
+                && ply >= self.nmp_min_ply
+                && !is_loss(beta)
+                && self.stack[s - 1].current_move.is_some()
+            {
+                let r = params::NmpReduction() + depth / 3;
+                self.stack[s].current_move = None;
+                self.stack[s].piece_to = None;
+                self.stack[s].captured = false;
+                self.pos.do_null_move_observed(&mut self.eval);
+                let null_value =
+                    -self.search::<false, false>(-beta, -beta + 1, depth - r, ply + 1, false, shared);
+                self.pos.undo_null_move_observed(&mut self.eval);
+                if shared.stopped() {
+                    return 0;
                 }
-                // At high depth, verify with a reduced search without null moves near here.
-                self.nmp_min_ply = ply + 3 * (depth - r) / 4;
-                let v = self.search::<false, false>(beta - 1, beta, depth - r, ply, false, shared);
-                self.nmp_min_ply = 0;
-                if v >= beta {
-                    return null_value;
+                if null_value >= beta && !is_win(null_value) {
+                    if self.nmp_min_ply != 0 || depth < params::NmpVerifyDepth() {
+                        return null_value;
+                    }
+                    // At high depth, verify with a reduced search without null moves near here.
+                    self.nmp_min_ply = ply + 3 * (depth - r) / 4;
+                    let v = self.search::<false, false>(beta - 1, beta, depth - r, ply, false, shared);
+                    self.nmp_min_ply = 0;
+                    if v >= beta {
+                        return null_value;
+                    }
+                }
+            }
+
+            improving |= static_eval >= beta;
+
+            // Step 10. Internal iterative reductions: a node the table knows nothing about, where a
+            // good move matters, is searched a ply shallower; by the next visit the table holds a
+            // move to search first.
+            if !all_node && depth >= params::IirMinDepth() && tt_move.is_none() && prior_reduction <= 3 {
+                depth -= 1;
+            }
+
+            // Step 11. ProbCut: when a good capture, searched shallower against a beta raised by a
+            // margin, still beats it, the full search would very likely beat beta too.
+            let probcut_beta = beta + params::ProbCutMargin() - params::ProbCutImproving() * improving as i32;
+            if depth >= params::ProbCutMinDepth()
+                && !is_decisive(beta)
+                && !(tt_value != VALUE_NONE && tt_value < probcut_beta)
+            {
+                let probcut_depth = depth - params::ProbCutReduction();
+                let mut picker = MovePicker::new_probcut(
+                    &self.pos,
+                    tt_move,
+                    probcut_beta - static_eval,
+                    shared.config.generate_all_moves,
+                );
+                while let Some(m) = picker.next(&self.pos, &self.history) {
+                    if Some(m) == excluded || !self.pos.is_legal(m) {
+                        continue;
+                    }
+                    self.stack[s].current_move = Some(m);
+                    self.stack[s].piece_to = Some(piece_to(self.pos.moved_piece_after(m), m.to()));
+                    self.stack[s].captured = self.pos.is_capture(m);
+                    self.pos.do_move_observed(m, &mut self.eval);
+                    shared.tt.prefetch(self.pos.key());
+                    let mut value = -self.qsearch::<false>(-probcut_beta, -probcut_beta + 1, ply + 1, shared);
+                    if value >= probcut_beta && probcut_depth > 0 {
+                        value = -self.search::<false, false>(
+                            -probcut_beta,
+                            -probcut_beta + 1,
+                            probcut_depth,
+                            ply + 1,
+                            !cut_node,
+                            shared,
+                        );
+                    }
+                    self.pos.undo_move_observed(m, &mut self.eval);
+                    if shared.stopped() {
+                        return 0;
+                    }
+                    if value >= probcut_beta {
+                        shared.tt.store(
+                            slot,
+                            key,
+                            Some(m),
+                            value_to_tt(value, ply),
+                            unadjusted_eval,
+                            probcut_depth + 1,
+                            Bound::Lower,
+                            tt_pv,
+                        );
+                        if !is_decisive(value) {
+                            return value - (probcut_beta - beta);
+                        }
+                    }
                 }
             }
         }
 
-        // Step 10. Internal iterative reductions: a node the table knows nothing about, where a good
-        // move matters (PV, or expected to cut), is searched a ply shallower; by the next visit the
-        // table holds a move to search first, and the node gets its full depth.
-        if (PV || cut_node) && !ROOT && depth >= params::IirMinDepth() && tt_move.is_none() {
-            depth -= 1;
+        // Step 12. Small ProbCut: a table lower bound from nearly this depth far above beta.
+        if !ROOT {
+            let probcut_beta = beta + params::SmallProbCutMargin();
+            if tt_bound.includes(Bound::Lower)
+                && tt_depth >= depth - 4
+                && tt_value != VALUE_NONE
+                && tt_value >= probcut_beta
+                && !is_decisive(beta)
+                && !is_decisive(tt_value)
+            {
+                return probcut_beta;
+            }
         }
 
-        // Step 11. Loop through the moves.
-        // The table's move is a candidate for a singular extension (step 13) when its entry is a
-        // lower bound from nearly this depth, not a mate, and no other move is already excluded.
-        let singular_candidate = !ROOT
-            && excluded.is_none()
-            && depth >= params::SingularMinDepth()
-            && ply < 2 * self.root_depth
-            && tt_value != VALUE_NONE
-            && tt_value.abs() < VALUE_MATE_IN_MAX_PLY
-            && tt_hit.is_some_and(|d| d.bound.includes(Bound::Lower) && d.depth >= depth - 3);
-        let us = self.pos.side_to_move();
+        // Step 13. Loop through the moves.
         let mut best_value = -VALUE_INFINITE;
         let mut best_move: Option<Move> = None;
         let mut move_count = 0;
@@ -304,12 +552,9 @@ impl Worker {
         let mut quiet_count = 0;
         let mut captures_tried: [Option<Move>; 32] = [None; 32];
         let mut capture_count = 0;
-        let all_moves = shared.config.generate_all_moves;
-        let key_back = |n: usize| if u >= n { self.stack[u - n].piece_to } else { None };
-        let cont_keys: ContKeys = [key_back(1), key_back(2), key_back(4)];
-        let counter = self.history.counter_move(cont_keys[0]);
-        let mut picker =
-            MovePicker::new(&self.pos, tt_move, self.stack[u].killers, counter, cont_keys, all_moves);
+        let cont_keys = self.cont_keys(s);
+        let ctx = QuietContext { cont_keys, pawns, ply: ply as usize };
+        let mut picker = MovePicker::new(&self.pos, tt_move, depth, ctx, shared.config.generate_all_moves);
         let mut root_index = self.pv_idx;
         loop {
             let m = if ROOT {
@@ -328,73 +573,99 @@ impl Worker {
                 continue;
             }
             move_count += 1;
-            let captured = if m.is_drop() { None } else { self.pos.piece_on(m.to()) };
-            let is_quiet = captured.is_none() && !m.is_promotion();
+            self.stack[s].move_count = move_count;
+            let captured = self.capture_kind(m);
+            let capture = is_tactical(&self.pos, m);
+            let moved = self.pos.moved_piece_after(m);
+            let move_key = piece_to(moved, m.to());
             let gives_check = self.pos.gives_check(m);
             let mut new_depth = depth - 1;
-
-            // Step 12. Pruning at shallow depth: once some move has saved us from being mated,
-            // skip moves that look hopeless here.
-            let prune = !ROOT && best_value > VALUE_MATED_IN_MAX_PLY;
-            // Move count pruning: enough quiet moves tried at this depth. (Only this move: later
-            // quiet checks are still searched; a quiet mate is a quiet check, and skipping the
-            // rest of the quiets would drop them.) Decided first: it needs nothing else.
-            if prune
-                && is_quiet
-                && !gives_check
-                && move_count >= params::LmpBase() + depth * depth / (2 - improving as i32)
-            {
-                continue;
+            let mut r = self.reduction(improving, depth, move_count, beta - alpha);
+            if tt_pv {
+                r += params::LmrTtPvEarly();
             }
-            let stat_score = if is_quiet { quiet_score(&self.pos, &self.history, &cont_keys, m) } else { 0 };
-            if prune {
-                let lmr_depth = (new_depth - self.reduction(depth, move_count) / 1024).max(0);
-                if is_quiet && !gives_check {
-                    // History pruning: quiet moves that have failed everywhere.
-                    if lmr_depth < 6 && stat_score < -params::HistoryPruneScale() * depth {
-                        continue;
-                    }
-                    // Futility pruning: even a generous gain would not reach alpha.
-                    if !in_check
-                        && lmr_depth < 10
-                        && static_eval + params::FutilityBase() + params::FutilityScale() * lmr_depth <= alpha
-                    {
-                        continue;
-                    }
-                    // SEE pruning of quiets that lose material.
-                    if !self.pos.see_ge(m, -params::SeeQuietScale() * lmr_depth * lmr_depth) {
-                        continue;
-                    }
-                } else {
+            let captured_value = captured.map_or(0, |c| SEE_PIECE_VALUE[c.index()]);
+
+            // Step 14. Pruning at shallow depth: once some move has saved us from being mated,
+            // skip moves that look hopeless here.
+            if !ROOT && !is_loss(best_value) {
+                // Move count pruning: enough moves tried at this depth; no more quiets.
+                if move_count >= (params::LmpBase() + depth * depth) / (2 - improving as i32) {
+                    picker.skip_quiet_moves();
+                }
+                let mut lmr_depth = new_depth - r / 1024;
+                if capture || gives_check {
+                    let capture_history = self.history.capture(moved, m.to(), captured);
                     // Futility pruning of captures that cannot reach alpha.
-                    if !gives_check && !in_check && lmr_depth < 7 {
-                        let gain =
-                            captured.map_or(0, |c| crate::position::see::capture_value(c.piece_type()));
-                        if static_eval
+                    if !gives_check && lmr_depth < 7 {
+                        let futility_value = static_eval
                             + params::CaptureFutilityBase()
-                            + params::FutilityScale() * lmr_depth
-                            + gain
-                            <= alpha
-                        {
+                            + params::CaptureFutilityDepth() * lmr_depth
+                            + captured_value
+                            + params::CaptureFutilityHistory() * capture_history / 1024;
+                        if futility_value <= alpha {
                             continue;
                         }
                     }
-                    // SEE pruning of captures, promotions and checks that lose material.
-                    if !self.pos.see_ge(m, -params::SeeCaptureScale() * depth) {
+                    // SEE pruning of captures and checks that lose material.
+                    let margin = (params::SeeCaptureDepth() * depth
+                        + capture_history * params::SeeCaptureHistory() / 1024)
+                        .max(0);
+                    if !self.pos.see_ge(m, -margin) {
+                        continue;
+                    }
+                } else {
+                    // History pruning: quiet moves that have failed everywhere.
+                    let mut history = self.history.continuation(cont_keys[0], move_key)
+                        + self.history.continuation(cont_keys[1], move_key)
+                        + self.history.pawn(pawns, move_key);
+                    if history < -params::HistoryPruneScale() * depth {
+                        continue;
+                    }
+                    history += 71 * self.history.main(us, m) / 32;
+                    lmr_depth += history / params::HistoryLmrDivisor();
+                    // Futility pruning: even a generous gain would not reach alpha.
+                    let futility_value = static_eval
+                        + params::FutilityBase()
+                        + params::FutilityNoBestMove() * best_move.is_none() as i32
+                        + params::FutilityDepth() * lmr_depth
+                        + params::FutilityAboveAlpha() * (static_eval > alpha) as i32;
+                    if !in_check && lmr_depth < params::FutilityMaxDepth() && futility_value <= alpha {
+                        if best_value <= futility_value && !is_decisive(best_value) && !is_win(futility_value)
+                        {
+                            best_value = futility_value;
+                        }
+                        continue;
+                    }
+                    // SEE pruning of quiets that lose material.
+                    let lmr_depth = lmr_depth.max(0);
+                    if !self.pos.see_ge(m, -params::SeeQuietScale() * lmr_depth * lmr_depth) {
                         continue;
                     }
                 }
             }
 
-            // Step 13. Singular extension: when the table's move is much better than every other
+            // Step 15. Singular extension: when the table's move is much better than every other
             // here (a search without it at half depth fails low against a margin below the
-            // table's value), search it one ply deeper; two when far better. When even without it
-            // the search fails high, the node is cut (multi-cut); when the table's move is not
-            // the only good one, it is searched shallower.
+            // table's value), search it deeper: one ply, two or three when far better. When
+            // even without it the search fails high, the node is cut (multi-cut); when the
+            // table's move is not the only good one, it is searched shallower.
             let mut extension = 0;
-            if singular_candidate && Some(m) == tt_move {
-                let singular_beta = tt_value - params::SingularMargin() * depth / 16;
-                self.stack[u].excluded_move = Some(m);
+            if !ROOT
+                && Some(m) == tt_move
+                && excluded.is_none()
+                && depth >= params::SingularMinDepth() + tt_pv as i32
+                && ply < 2 * self.root_depth
+                && tt_value != VALUE_NONE
+                && !is_decisive(tt_value)
+                && tt_bound.includes(Bound::Lower)
+                && tt_depth >= depth - 3
+            {
+                let singular_beta = tt_value
+                    - (params::SingularMargin() + params::SingularTtPvMargin() * (tt_pv && !PV) as i32)
+                        * depth
+                        / params::SingularDivisor();
+                self.stack[s].excluded_move = Some(m);
                 let v = self.search::<false, false>(
                     singular_beta - 1,
                     singular_beta,
@@ -403,73 +674,139 @@ impl Worker {
                     cut_node,
                     shared,
                 );
-                self.stack[u].excluded_move = None;
+                self.stack[s].excluded_move = None;
                 if shared.stopped() {
                     return 0;
                 }
                 if v < singular_beta {
-                    extension = 1;
-                    if !PV
-                        && v < singular_beta - params::DoubleExtensionMargin()
-                        && self.stack[u].double_extensions <= params::DoubleExtensionLimit()
-                    {
-                        extension = 2;
-                    }
-                } else if singular_beta >= beta {
-                    return singular_beta;
+                    let correction_adjustment = correction.abs() / 210_590;
+                    let deep = (ply > self.root_depth) as i32;
+                    let double_margin = params::DoubleExtBase() + params::DoubleExtPv() * PV as i32
+                        - params::DoubleExtQuiet() * !tt_capture as i32
+                        - correction_adjustment
+                        - deep * 44;
+                    let triple_margin = params::TripleExtBase() + params::TripleExtPv() * PV as i32
+                        - params::TripleExtQuiet() * !tt_capture as i32
+                        + params::TripleExtTtPv() * tt_pv as i32
+                        - correction_adjustment
+                        - deep * 45;
+                    extension = 1
+                        + (v < singular_beta - double_margin) as i32
+                        + (v < singular_beta - triple_margin) as i32;
+                    depth += 1;
+                } else if v >= beta && !is_decisive(v) {
+                    return v;
                 } else if tt_value >= beta {
-                    extension = -2 + PV as i32;
+                    extension = -3;
                 } else if cut_node {
-                    extension = -1;
+                    extension = -2;
                 }
             }
-            new_depth += extension;
-            self.stack[u + 1].double_extensions = self.stack[u].double_extensions + (extension == 2) as i32;
 
-            // Step 14. Make the move.
-            let moved_key = piece_to(self.pos.moved_piece_after(m), m.to());
-            self.stack[u].current_move = Some(m);
-            self.stack[u].piece_to = Some(moved_key);
+            // Step 16. Make the move.
+            self.stack[s].current_move = Some(m);
+            self.stack[s].piece_to = Some(move_key);
+            self.stack[s].captured = captured.is_some();
             self.pos.do_move_observed(m, &mut self.eval);
             shared.tt.prefetch(self.pos.key());
+            new_depth += extension;
 
-            // Step 15. Late move reductions: quiet moves late in the order are searched shallower
-            // first, and at full depth only when they beat alpha. Checks are not reduced: a
-            // reduced check sequence falls into quiescence search, which misses quiet mates.
-            let mut value = -VALUE_INFINITE;
-            let full_depth_null_window =
-                if depth >= 2 && move_count > 1 + ROOT as i32 && is_quiet && !gives_check {
-                    let mut r = self.reduction(depth, move_count);
-                    if !PV {
-                        r += 1024;
-                    }
-                    if !improving {
-                        r += params::LmrNotImproving();
-                    }
-                    r -= stat_score * 1024 / params::LmrHistoryDivisor();
-                    let d = (new_depth - r / 1024).clamp(1, new_depth);
-                    value = -self.search::<false, false>(-alpha - 1, -alpha, d, ply + 1, true, shared);
-                    value > alpha && d < new_depth
-                } else {
-                    !PV || move_count > 1
-                };
-            // Step 16. Full-depth null-window search, then the full window for a new PV move.
-            if full_depth_null_window {
-                value =
-                    -self.search::<false, false>(-alpha - 1, -alpha, new_depth, ply + 1, !cut_node, shared);
+            // Step 17. Late move reductions: every move but the first is searched shallower
+            // first (by how unpromising it looks), and at full depth only when it beats alpha.
+            if tt_pv {
+                r -= params::LmrTtPvBase()
+                    + params::LmrTtPvPv() * PV as i32
+                    + params::LmrTtPvAlpha() * (tt_value != VALUE_NONE && tt_value > alpha) as i32
+                    + (tt_depth >= depth) as i32
+                        * (params::LmrTtPvDepth() + params::LmrTtPvCut() * cut_node as i32);
             }
-            if PV && (move_count == 1 || (value > alpha && (ROOT || value < beta))) {
+            r += params::LmrOffset();
+            r -= move_count * params::LmrMoveCount();
+            r -= correction.abs() / 25_600;
+            if cut_node {
+                r += params::LmrCutNode() + params::LmrCutNodeNoTtMove() * tt_move.is_none() as i32;
+            }
+            if tt_capture {
+                r += params::LmrTtCapture();
+            }
+            let child_cutoffs = self.stack[s + 1].cutoff_cnt;
+            if child_cutoffs > 1 {
+                r += params::LmrCutoffs()
+                    + params::LmrCutoffsMany() * (child_cutoffs > 2) as i32
+                    + params::LmrCutoffsAllNode() * all_node as i32;
+            }
+            if Some(m) == tt_move {
+                r -= params::LmrTtMove();
+            }
+            let stat_score = if capture {
+                params::LmrCaptureValue() * captured_value / 128
+                    + self.history.capture(moved, m.to(), captured)
+            } else {
+                2 * self.history.main(us, m)
+                    + self.history.continuation(cont_keys[0], move_key)
+                    + self.history.continuation(cont_keys[1], move_key)
+            };
+            self.stack[s].stat_score = stat_score;
+            r -= stat_score * params::LmrStatScore() / 4096;
+            if all_node {
+                r += r * params::LmrAllNode() / (256 * depth + 260);
+            }
+
+            let mut value = -VALUE_INFINITE;
+            if depth >= 2 && move_count > 1 {
+                let d = (new_depth - r / 1024).min(new_depth + 2).max(1) + PV as i32;
+                self.stack[s].reduction = new_depth - d;
+                value = -self.search::<false, false>(-alpha - 1, -alpha, d, ply + 1, true, shared);
+                self.stack[s].reduction = 0;
+                if value > alpha {
+                    // Beaten alpha: search again at full depth, a ply deeper when it did so by
+                    // far, a ply shallower when barely.
+                    let deeper = d < new_depth && value > best_value + params::LmrDeeperMargin();
+                    let shallower = value < best_value + params::LmrShallowerMargin();
+                    new_depth += deeper as i32 - shallower as i32;
+                    if new_depth > d {
+                        value = -self.search::<false, false>(
+                            -alpha - 1,
+                            -alpha,
+                            new_depth,
+                            ply + 1,
+                            !cut_node,
+                            shared,
+                        );
+                    }
+                    self.update_continuations(s, move_key, 1426);
+                }
+            } else if !PV || move_count > 1 {
+                // Step 18. Full-depth null-window search when LMR is skipped (a ply or two less
+                // for moves that would have been reduced much).
+                if tt_move.is_none() {
+                    r += params::FullSearchNoTtMove();
+                }
+                let d = new_depth
+                    - (r > params::FullSearchReduce1()) as i32
+                    - (r > params::FullSearchReduce2() && new_depth > 2) as i32;
+                value = -self.search::<false, false>(-alpha - 1, -alpha, d, ply + 1, !cut_node, shared);
+            }
+            // The full window for the first move of a PV node and for a new best move.
+            if PV && (move_count == 1 || value > alpha) {
+                if Some(m) == tt_move
+                    && ((tt_value != VALUE_NONE && is_decisive(tt_value) && tt_depth > 0) || tt_depth > 1)
+                {
+                    new_depth = new_depth.max(1);
+                }
                 value = -self.search::<true, false>(-beta, -alpha, new_depth, ply + 1, false, shared);
             }
-            self.pos.undo_move_observed(m, &mut self.eval);
 
-            // Step 17. Results.
+            // Step 19. Undo the move.
+            self.pos.undo_move_observed(m, &mut self.eval);
             if shared.stopped() {
                 return 0;
             }
+
+            // Step 20. Results.
             if ROOT {
                 let sel_depth = self.sel_depth;
-                let child_pv = self.pv.line(u + 1);
+                let child_pv = self.pv.line(ply as usize + 1);
                 let rm =
                     self.root_moves.iter_mut().find(|r| r.mv == m).expect("root moves come from the list");
                 if move_count == 1 || value > alpha {
@@ -495,87 +832,114 @@ impl Worker {
                 if value > alpha {
                     best_move = Some(m);
                     if PV && !ROOT {
-                        self.pv.update(u, m);
+                        self.pv.update(ply as usize, m);
                     }
                     if value >= beta {
+                        self.stack[s].cutoff_cnt += (extension < 2 || PV) as i32;
                         break;
+                    }
+                    // A new best move at a PV node: the rest can be searched a little shallower.
+                    if depth > 2 && depth < 14 && !is_decisive(value) {
+                        depth -= 2;
                     }
                     alpha = value;
                 }
             }
             if Some(m) != best_move {
-                if is_quiet && quiet_count < quiets_tried.len() {
+                if !capture && quiet_count < quiets_tried.len() {
                     quiets_tried[quiet_count] = Some(m);
                     quiet_count += 1;
-                } else if !is_quiet && capture_count < captures_tried.len() {
+                } else if capture && capture_count < captures_tried.len() {
                     captures_tried[capture_count] = Some(m);
                     capture_count += 1;
                 }
             }
         }
 
-        // Step 18. No legal move: in shogi that loses, in check or not.
-        if move_count == 0 {
-            return if excluded.is_some() { alpha } else { mated_in(ply) };
+        // Step 21. No legal move: in shogi that loses, in check or not. A fail high is pulled
+        // towards beta (a cut-off's value is an overestimate at low depth).
+        if best_value >= beta && !is_decisive(best_value) && !is_decisive(alpha) {
+            best_value = (best_value * depth + beta) / (depth + 1);
         }
-
-        // Step 19. Histories: the move that cut off gains, the moves tried before it lose; a quiet
-        // cut-off move also becomes a killer and the counter move to the previous move.
-        if let Some(bm) = best_move {
-            if best_value >= beta {
-                let bonus = super::history::stat_bonus(depth);
-                let bm_quiet = !self.pos.is_capture(bm) && !bm.is_promotion();
-                if bm_quiet {
-                    self.history.update_butterfly(us, bm, bonus);
-                    let key = piece_to(self.pos.moved_piece_after(bm), bm.to());
-                    self.history.update_continuations(&cont_keys, key, bonus);
-                    for q in quiets_tried[..quiet_count].iter().flatten() {
-                        self.history.update_butterfly(us, *q, -bonus);
-                        let qk = piece_to(self.pos.moved_piece_after(*q), q.to());
-                        self.history.update_continuations(&cont_keys, qk, -bonus);
-                    }
-                    let k = &mut self.stack[u].killers;
-                    if k[0] != Some(bm) {
-                        k[1] = k[0];
-                        k[0] = Some(bm);
-                    }
-                    self.history.set_counter_move(cont_keys[0], bm);
-                } else if let Some(cap) = self.capture_kind(bm) {
-                    self.history.update_capture(self.pos.moved_piece_after(bm), bm.to(), cap, bonus);
+        if move_count == 0 {
+            if excluded.is_some() {
+                return alpha;
+            }
+            best_value = mated_in(ply);
+        } else if let Some(bm) = best_move {
+            self.update_all_stats(
+                s,
+                bm,
+                tt_move,
+                pawns,
+                &quiets_tried[..quiet_count],
+                &captures_tried[..capture_count],
+                depth,
+            );
+        } else if let (Some(pk), Some(pm)) = (prev_key, self.stack[s - 1].current_move) {
+            let prev = self.stack[s - 1];
+            if !prior_capture {
+                // The previous move was refuted by nothing here: it was good; reward it by how
+                // surprising that is.
+                let mut scale = -232 - prev.stat_score / 108 + (59 * depth).min(454);
+                scale += 169 * (prev.move_count > 8) as i32;
+                scale += 145 * (!in_check && best_value <= static_eval - 110) as i32;
+                scale += 154
+                    * (!prev.in_check
+                        && prev.static_eval != VALUE_NONE
+                        && best_value <= -prev.static_eval - 73) as i32;
+                let scaled = (135 * depth - 80).min(1400) * scale.max(0);
+                self.update_continuations(s - 1, pk, scaled * 221 / 16384);
+                self.history.update_main(!us, pm, scaled * 235 / 32768);
+                let moved = self.pos.piece_on(pm.to()).map(|p| p.piece_type());
+                if moved != Some(PieceType::Pawn) && !pm.is_promotion() {
+                    self.history.update_pawn(pawns, pk, scaled * 290 / 8192);
                 }
-                for c in captures_tried[..capture_count].iter().flatten() {
-                    if let Some(cap) = self.capture_kind(*c) {
-                        self.history.update_capture(self.pos.moved_piece_after(*c), c.to(), cap, -bonus);
-                    }
-                }
+            } else if let (Some(pc), Some(cap)) = (self.pos.piece_on(pm.to()), self.pos.captured_piece()) {
+                self.history.update_capture(pc, pm.to(), Some(cap.piece_type()), 1018);
             }
         }
+        if best_value <= alpha {
+            self.stack[s].tt_pv = tt_pv || self.stack[s - 1].tt_pv;
+        }
 
-        // Step 20. Store in the table.
-        let bound = if best_value >= beta {
-            Bound::Lower
-        } else if PV && best_move.is_some() {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        if excluded.is_none() {
+        // Step 22. Store in the table, and teach the correction history how far the static
+        // evaluation was from the result.
+        if excluded.is_none() && !(ROOT && self.pv_idx > 0) {
+            let bound = if best_value >= beta {
+                Bound::Lower
+            } else if PV && best_move.is_some() {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            let store_depth = if move_count != 0 { depth } else { (depth + 6).min(MAX_PLY - 1) };
             shared.tt.store(
                 slot,
                 key,
                 best_move,
                 value_to_tt(best_value, ply),
-                static_eval,
-                depth,
+                unadjusted_eval,
+                store_depth,
                 bound,
-                PV,
+                self.stack[s].tt_pv,
             );
+        }
+        if !in_check
+            && !best_move.is_some_and(|m| self.pos.is_capture(m))
+            && (best_value > static_eval) == best_move.is_some()
+        {
+            let per = if best_move.is_some() { params::CorrBonusBest() } else { params::CorrBonusNone() };
+            let bonus = ((best_value - static_eval) * depth * per / 128)
+                .clamp(-CORRECTION_LIMIT / 4, CORRECTION_LIMIT / 4);
+            let cont = self.correction_cont(s);
+            self.correction.update(&corr_keys, us, cont, bonus * 1069 / 1024);
         }
         best_value
     }
 
-    /// Quiescence search: captures and pawn promotions (all evasions when in check) until the
-    /// position is quiet, standing pat on the static evaluation.
+    /// Quiescence search: captures and pawn promotions (evasions when in check) until the
+    /// position is quiet, standing pat on the (corrected) static evaluation.
     pub(super) fn qsearch<const PV: bool>(
         &mut self,
         mut alpha: Value,
@@ -584,15 +948,16 @@ impl Worker {
         shared: &SharedState,
     ) -> Value {
         self.visit(shared);
-        let u = ply as usize;
+        let s = ply as usize + STACK_OFFSET;
         if PV {
-            self.pv.clear(u);
+            self.pv.clear(ply as usize);
             self.sel_depth = self.sel_depth.max(ply + 1);
         }
         if shared.stopped() {
             return 0;
         }
         let in_check = self.pos.in_check();
+        self.stack[s].in_check = in_check;
         if ply >= MAX_PLY - 1 {
             return if in_check { 0 } else { self.eval.evaluate(&self.pos) };
         }
@@ -600,59 +965,123 @@ impl Worker {
         let key = self.pos.key();
         let (tt_hit, slot) = shared.tt.probe(key);
         let tt_value = tt_hit.map_or(VALUE_NONE, |d| value_from_tt(d.value, ply));
-        if !PV {
-            if let Some(d) = tt_hit {
-                let cut = if tt_value >= beta { Bound::Lower } else { Bound::Upper };
-                if tt_value != VALUE_NONE && d.bound.includes(cut) {
-                    return tt_value;
-                }
-            }
+        let tt_bound = tt_hit.map_or(Bound::None, |d| d.bound);
+        let pv_hit = tt_hit.is_some_and(|d| d.pv);
+        if !PV
+            && tt_value != VALUE_NONE
+            && tt_bound.includes(if tt_value >= beta { Bound::Lower } else { Bound::Upper })
+        {
+            return tt_value;
         }
 
         // Stand pat.
-        let (mut best_value, static_eval) = if in_check {
-            (-VALUE_INFINITE, VALUE_NONE)
+        let us = self.pos.side_to_move();
+        let mut unadjusted_eval = VALUE_NONE;
+        let (mut best_value, futility_base) = if in_check {
+            (-VALUE_INFINITE, -VALUE_INFINITE)
         } else {
-            let e = match tt_hit {
-                Some(d) if d.eval != VALUE_NONE => d.eval,
-                _ => self.eval.evaluate(&self.pos),
-            };
-            if e >= beta {
-                if tt_hit.is_none() {
-                    shared.tt.store(slot, key, None, value_to_tt(e, ply), e, -1, Bound::Lower, false);
+            let keys = CorrectionKeys::of(&self.pos);
+            let correction = self.correction.value(&keys, us, self.correction_cont(s));
+            let static_eval;
+            let mut best;
+            if let Some(d) = tt_hit {
+                unadjusted_eval = if d.eval != VALUE_NONE { d.eval } else { self.eval.evaluate(&self.pos) };
+                static_eval = CorrectionHistory::correct(unadjusted_eval, correction);
+                best = static_eval;
+                if tt_value != VALUE_NONE
+                    && !is_decisive(tt_value)
+                    && tt_bound.includes(if tt_value > best { Bound::Lower } else { Bound::Upper })
+                {
+                    best = tt_value;
                 }
-                return e;
-            }
-            // A mate in one by a quiet check (a drop, usually) is what a captures-only horizon
-            // misses most; look for it where standing pat does not already decide.
-            if tt_hit.is_none() {
+            } else {
+                // A mate in one by a quiet check (a drop, usually) is what a captures-only horizon
+                // misses most.
                 if let Some(m) = self.pos.mate_in_one() {
                     let v = mate_in(ply + 1);
                     if PV {
-                        self.pv.clear(u + 1);
-                        self.pv.update(u, m);
+                        self.pv.clear(ply as usize + 1);
+                        self.pv.update(ply as usize, m);
                     }
-                    shared.tt.store(slot, key, Some(m), value_to_tt(v, ply), e, MAX_PLY, Bound::Exact, PV);
+                    shared.tt.store(
+                        slot,
+                        key,
+                        Some(m),
+                        value_to_tt(v, ply),
+                        VALUE_NONE,
+                        MAX_PLY,
+                        Bound::Exact,
+                        PV,
+                    );
                     return v;
                 }
+                unadjusted_eval = self.eval.evaluate(&self.pos);
+                static_eval = CorrectionHistory::correct(unadjusted_eval, correction);
+                best = static_eval;
             }
-            (e, e)
+            self.stack[s].static_eval = static_eval;
+            if best >= beta {
+                if !is_decisive(best) {
+                    best = (best + beta) / 2;
+                }
+                if tt_hit.is_none() {
+                    shared.tt.store(
+                        slot,
+                        key,
+                        None,
+                        value_to_tt(best, ply),
+                        unadjusted_eval,
+                        DEPTH_UNSEARCHED,
+                        Bound::Lower,
+                        false,
+                    );
+                }
+                return best;
+            }
+            alpha = alpha.max(best);
+            (best, static_eval + params::QsFutility())
         };
-        alpha = alpha.max(best_value);
 
+        let prev_to = self.stack[s - 1].current_move.map(|m| m.to());
+        let mut cont_keys: ContKeys = [None; CONT_PLIES];
+        cont_keys[0] = self.stack[s - 1].piece_to;
+        let ctx = QuietContext { cont_keys, pawns: 0, ply: ply as usize };
+        let tt_move = tt_hit.and_then(|d| d.mv);
+        let mut picker = MovePicker::new_qsearch(&self.pos, tt_move, ctx, shared.config.generate_all_moves);
         let mut best_move = None;
         let mut move_count = 0;
-        let mut picker =
-            MovePicker::new_qsearch(&self.pos, tt_hit.and_then(|d| d.mv), shared.config.generate_all_moves);
         while let Some(m) = picker.next(&self.pos, &self.history) {
             if !self.pos.is_legal(m) {
                 continue;
             }
+            let gives_check = self.pos.gives_check(m);
+            let capture = is_tactical(&self.pos, m);
             move_count += 1;
-            // Losing captures are not worth it unless escaping check.
-            if !in_check && best_value > VALUE_MATED_IN_MAX_PLY && !self.pos.see_ge(m, 0) {
-                continue;
+            if !is_loss(best_value) {
+                if !gives_check && Some(m.to()) != prev_to && !is_loss(futility_base) {
+                    // Futility: beyond the first two, and those that cannot reach alpha, go.
+                    if move_count > 2 {
+                        continue;
+                    }
+                    let captured_value = self.capture_kind(m).map_or(0, |c| SEE_PIECE_VALUE[c.index()]);
+                    let futility_value = futility_base + captured_value;
+                    if futility_value <= alpha {
+                        best_value = best_value.max(futility_value);
+                        continue;
+                    }
+                    if !self.pos.see_ge(m, alpha - futility_base) {
+                        best_value = best_value.max(alpha.min(futility_base));
+                        continue;
+                    }
+                }
+                // With a move that does not lose found, quiet evasions and losing captures go.
+                if !capture || !self.pos.see_ge(m, -params::QsSeeMargin()) {
+                    continue;
+                }
             }
+            self.stack[s].current_move = Some(m);
+            self.stack[s].piece_to = Some(piece_to(self.pos.moved_piece_after(m), m.to()));
+            self.stack[s].captured = self.pos.is_capture(m);
             self.pos.do_move_observed(m, &mut self.eval);
             shared.tt.prefetch(self.pos.key());
             let value = -self.qsearch::<PV>(-beta, -alpha, ply + 1, shared);
@@ -665,7 +1094,7 @@ impl Worker {
                 if value > alpha {
                     best_move = Some(m);
                     if PV {
-                        self.pv.update(u, m);
+                        self.pv.update(ply as usize, m);
                     }
                     if value >= beta {
                         break;
@@ -674,12 +1103,43 @@ impl Worker {
                 }
             }
         }
-        if in_check && move_count == 0 {
+        if in_check && best_value == -VALUE_INFINITE {
             return mated_in(ply);
         }
+        if !is_decisive(best_value) && best_value > beta {
+            best_value = (best_value + beta) / 2;
+        }
         let bound = if best_value >= beta { Bound::Lower } else { Bound::Upper };
-        let depth = if in_check { 0 } else { -1 };
-        shared.tt.store(slot, key, best_move, value_to_tt(best_value, ply), static_eval, depth, bound, PV);
+        shared.tt.store(
+            slot,
+            key,
+            best_move,
+            value_to_tt(best_value, ply),
+            unadjusted_eval,
+            DEPTH_QS,
+            bound,
+            pv_hit,
+        );
         best_value
     }
+}
+
+/// The depth qsearch stores its results with, and the depth of an entry that holds only the
+/// static evaluation.
+const DEPTH_QS: Depth = -1;
+const DEPTH_UNSEARCHED: Depth = -2;
+
+#[inline(always)]
+fn is_win(v: Value) -> bool {
+    v >= VALUE_MATE_IN_MAX_PLY
+}
+
+#[inline(always)]
+fn is_loss(v: Value) -> bool {
+    v <= VALUE_MATED_IN_MAX_PLY
+}
+
+#[inline(always)]
+fn is_decisive(v: Value) -> bool {
+    is_win(v) || is_loss(v)
 }

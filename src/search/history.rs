@@ -1,23 +1,41 @@
 //! Move-ordering statistics learned during the search.
 //!
-//! - Butterfly history: by side to move and (origin or dropped kind, destination).
+//! - Main (butterfly) history: by side to move and (origin or dropped kind, destination).
+//! - Low-ply history: the same key, for the first few plies from the root only, where the
+//!   ordering matters most and the main history is diluted by the whole tree.
 //! - Capture history: by moving piece, destination and captured kind.
-//! - Continuation histories: by the (piece, destination) of a move 1, 2 and 4 plies earlier and
-//!   the (piece, destination) of the move being scored; they learn follow-ups.
-//! - Counter moves: the quiet reply that last refuted a (piece, destination).
+//! - Continuation histories: by the (piece, destination) of a move 1 to 6 plies earlier and the
+//!   (piece, destination) of the move being scored; they learn follow-ups.
+//! - Pawn history: by a hash of the pawns on the board and the (piece, destination) of the move:
+//!   what works against this pawn structure.
 //!
 //! "Piece" is the piece as it stands after the move (promoted if it promoted); a (piece,
-//! destination) pair is a `PieceTo` index, `piece * 81 + square`. Updates use the gravity rule
-//! `h += bonus - h * |bonus| / MAX`, which keeps every entry within `±MAX` and lets old
-//! information fade.
+//! destination) pair is a `PieceTo` index, `piece * 81 + square`. Every table uses the gravity
+//! rule `h += bonus - h * |bonus| / D` with its own bound `D`, which keeps every entry within
+//! `±D` and lets old information fade.
 
-use super::params;
+use crate::bitboard::Bitboard;
+use crate::position::Position;
 use crate::types::{Color, Move, Piece, PieceType, Square};
 
 /// Origins: the 81 squares, then one pseudo-origin per droppable kind.
 const ORIGINS: usize = 81 + 7;
+/// Number of (origin, destination) pairs.
+const FROM_TO: usize = ORIGINS * 81;
 /// Number of (piece, destination) pairs.
 pub const PIECE_TO: usize = Piece::NUM * 81;
+/// Plies from the root that have a low-ply history.
+pub const LOW_PLY: usize = 5;
+/// Entries of the pawn history (a power of two).
+const PAWN_HISTORY_SIZE: usize = 1024;
+/// How many plies back the continuation histories look.
+pub const CONT_PLIES: usize = 6;
+
+/// Gravity bounds of the tables.
+const MAIN_MAX: i32 = 7183;
+const CAPTURE_MAX: i32 = 10692;
+const CONTINUATION_MAX: i32 = 30000;
+const PAWN_MAX: i32 = 8192;
 
 /// The (origin, destination) index of a move.
 #[inline(always)]
@@ -32,31 +50,39 @@ pub fn piece_to(pc: Piece, to: Square) -> usize {
     pc.index() * 81 + to.index()
 }
 
-/// Applies a gravity update to one entry.
+/// Applies a gravity update with bound `max` to one entry.
 #[inline(always)]
-pub fn gravity(entry: &mut i16, bonus: i32) {
-    let max = params::HistoryMax();
+pub fn gravity(entry: &mut i16, bonus: i32, max: i32) {
     let bonus = bonus.clamp(-max, max);
     let e = *entry as i32;
     *entry = (e + bonus - e * bonus.abs() / max) as i16;
 }
 
-/// The bonus for a move that caused (or the malus for one that failed to cause) a cut-off at
-/// `depth`.
+/// A 64-bit mix of a bitboard (for the structure hashes of the pawn and correction histories).
 #[inline(always)]
-pub fn stat_bonus(depth: i32) -> i32 {
-    (params::HistoryBonusScale() * depth * depth).min(params::HistoryBonusMax())
+pub fn mix(h: u64, b: Bitboard) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let x = (h ^ b.lo()).wrapping_mul(K).rotate_left(29) ^ b.hi();
+    x.wrapping_mul(0xBF58_476D_1CE4_E5B9)
 }
 
-/// The (piece, destination) keys of the moves 1, 2 and 4 plies before a node, where there were
+/// A hash of the pawns on the board (both colours).
+#[inline]
+pub fn pawn_key(pos: &Position) -> u64 {
+    let h = mix(0x5851_F42D_4C95_7F2D, pos.pieces_cp(Color::Black, PieceType::Pawn));
+    mix(h, pos.pieces_cp(Color::White, PieceType::Pawn))
+}
+
+/// The (piece, destination) keys of the moves 1 to 6 plies before a node, where there were
 /// such moves (not null moves, not before the root).
-pub type ContKeys = [Option<usize>; 3];
+pub type ContKeys = [Option<usize>; CONT_PLIES];
 
 pub struct History {
-    butterfly: Box<[[i16; ORIGINS * 81]; 2]>,
+    main: Vec<i16>,
+    low_ply: Vec<i16>,
     capture: Vec<i16>,
     continuation: Vec<i16>,
-    counter: Vec<Option<Move>>,
+    pawn: Vec<i16>,
 }
 
 impl Default for History {
@@ -66,7 +92,7 @@ impl Default for History {
 }
 
 /// `len` copies of `value`, or `None` when the allocator refuses the memory.
-fn try_filled<T: Clone>(len: usize, value: T) -> Option<Vec<T>> {
+pub fn try_filled<T: Clone>(len: usize, value: T) -> Option<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(len).ok()?;
     v.resize(len, value);
@@ -78,74 +104,136 @@ impl History {
     /// history takes about 13 MB).
     pub fn try_new() -> Option<History> {
         Some(History {
-            butterfly: Box::new([[0; ORIGINS * 81]; 2]),
+            main: try_filled(2 * FROM_TO, 0)?,
+            low_ply: try_filled(LOW_PLY * FROM_TO, 0)?,
             capture: try_filled(PIECE_TO * PieceType::NUM, 0)?,
-            continuation: try_filled(PIECE_TO * PIECE_TO, 0)?,
-            counter: try_filled(PIECE_TO, None)?,
+            // One more row, always zero: the row of "no previous move" (see `cont_row`).
+            continuation: try_filled((PIECE_TO + 1) * PIECE_TO, 0)?,
+            pawn: try_filled(PAWN_HISTORY_SIZE * PIECE_TO, 0)?,
         })
     }
 
     pub fn clear(&mut self) {
-        for side in self.butterfly.iter_mut() {
-            side.fill(0);
-        }
+        self.main.fill(0);
+        self.low_ply.fill(0);
         self.capture.fill(0);
         self.continuation.fill(0);
-        self.counter.fill(None);
+        self.pawn.fill(0);
     }
 
     #[inline(always)]
-    pub fn butterfly(&self, c: Color, m: Move) -> i32 {
-        self.butterfly[c.index()][from_to(m)] as i32
+    pub fn main(&self, c: Color, m: Move) -> i32 {
+        self.main[c.index() * FROM_TO + from_to(m)] as i32
     }
 
     #[inline(always)]
-    pub fn update_butterfly(&mut self, c: Color, m: Move, bonus: i32) {
-        gravity(&mut self.butterfly[c.index()][from_to(m)], bonus);
+    pub fn update_main(&mut self, c: Color, m: Move, bonus: i32) {
+        gravity(&mut self.main[c.index() * FROM_TO + from_to(m)], bonus, MAIN_MAX);
+    }
+
+    /// Low-ply history of `m` at `ply` (0 beyond `LOW_PLY`).
+    #[inline(always)]
+    pub fn low_ply(&self, ply: usize, m: Move) -> i32 {
+        if ply < LOW_PLY {
+            self.low_ply[ply * FROM_TO + from_to(m)] as i32
+        } else {
+            0
+        }
+    }
+
+    #[inline(always)]
+    pub fn update_low_ply(&mut self, ply: usize, m: Move, bonus: i32) {
+        if ply < LOW_PLY {
+            gravity(&mut self.low_ply[ply * FROM_TO + from_to(m)], bonus, MAIN_MAX);
+        }
     }
 
     /// Capture history of `pc` (after the move) taking a `captured` kind on `to`.
     #[inline(always)]
-    pub fn capture(&self, pc: Piece, to: Square, captured: PieceType) -> i32 {
-        self.capture[piece_to(pc, to) * PieceType::NUM + captured.index()] as i32
+    /// (`None`: a pawn promotion that captures nothing).
+    pub fn capture(&self, pc: Piece, to: Square, captured: Option<PieceType>) -> i32 {
+        self.capture[capture_index(pc, to, captured)] as i32
     }
 
     #[inline(always)]
-    pub fn update_capture(&mut self, pc: Piece, to: Square, captured: PieceType, bonus: i32) {
-        gravity(&mut self.capture[piece_to(pc, to) * PieceType::NUM + captured.index()], bonus);
+    pub fn update_capture(&mut self, pc: Piece, to: Square, captured: Option<PieceType>, bonus: i32) {
+        gravity(&mut self.capture[capture_index(pc, to, captured)], bonus, CAPTURE_MAX);
     }
 
-    /// Continuation history of the move with key `current` after the move with key `previous`.
+    /// Continuation history of the move with key `current` after the move with key `previous`
+    /// (0 when there was no previous move).
     #[inline(always)]
-    pub fn continuation(&self, previous: usize, current: usize) -> i32 {
-        self.continuation[previous * PIECE_TO + current] as i32
+    pub fn continuation(&self, previous: Option<usize>, current: usize) -> i32 {
+        previous.map_or(0, |p| self.continuation[p * PIECE_TO + current] as i32)
     }
 
-    /// The sum of the continuation histories of `current` after each of `keys`.
     #[inline(always)]
-    pub fn continuations(&self, keys: &ContKeys, current: usize) -> i32 {
-        keys.iter().flatten().map(|&k| self.continuation(k, current)).sum()
-    }
-
-    #[inline]
-    pub fn update_continuations(&mut self, keys: &ContKeys, current: usize, bonus: i32) {
-        for &k in keys.iter().flatten() {
-            gravity(&mut self.continuation[k * PIECE_TO + current], bonus);
+    pub fn update_continuation(&mut self, previous: Option<usize>, current: usize, bonus: i32) {
+        if let Some(p) = previous {
+            gravity(&mut self.continuation[p * PIECE_TO + current], bonus, CONTINUATION_MAX);
         }
     }
 
-    /// The counter move stored for the previous move's key.
+    /// The continuation-history row of the previous move with key `previous` (the zero row
+    /// when there was none), for [`History::cont_at`].
     #[inline(always)]
-    pub fn counter_move(&self, previous: Option<usize>) -> Option<Move> {
-        previous.and_then(|k| self.counter[k])
+    pub fn cont_row(previous: Option<usize>) -> usize {
+        previous.unwrap_or(PIECE_TO) * PIECE_TO
+    }
+
+    /// The continuation history of the move with key `current` in row `row` (from
+    /// [`History::cont_row`]).
+    #[inline(always)]
+    pub fn cont_at(&self, row: usize, current: usize) -> i32 {
+        debug_assert!(row <= PIECE_TO * PIECE_TO && current < PIECE_TO);
+        // SAFETY: rows come from `cont_row` (at most `PIECE_TO * PIECE_TO`) and keys are below
+        // `PIECE_TO`, so the index is below `(PIECE_TO + 1) * PIECE_TO`, the table's length.
+        unsafe { *self.continuation.get_unchecked(row + current) as i32 }
+    }
+
+    /// The main history of `m` for the side whose row starts at `base` (from
+    /// [`History::main_base`]).
+    #[inline(always)]
+    pub fn main_at(&self, base: usize, m: Move) -> i32 {
+        self.main[base + from_to(m)] as i32
     }
 
     #[inline(always)]
-    pub fn set_counter_move(&mut self, previous: Option<usize>, m: Move) {
-        if let Some(k) = previous {
-            self.counter[k] = Some(m);
-        }
+    pub fn main_base(c: Color) -> usize {
+        c.index() * FROM_TO
     }
+
+    /// The pawn-history row of the pawn structure `pawns`, for [`History::pawn_at`].
+    #[inline(always)]
+    pub fn pawn_row(pawns: u64) -> usize {
+        pawn_index(pawns)
+    }
+
+    #[inline(always)]
+    pub fn pawn_at(&self, row: usize, current: usize) -> i32 {
+        self.pawn[row + current] as i32
+    }
+
+    /// The pawn history of a move with key `current` under the pawn structure `pawns`.
+    #[inline(always)]
+    pub fn pawn(&self, pawns: u64, current: usize) -> i32 {
+        self.pawn[pawn_index(pawns) + current] as i32
+    }
+
+    #[inline(always)]
+    pub fn update_pawn(&mut self, pawns: u64, current: usize, bonus: i32) {
+        gravity(&mut self.pawn[pawn_index(pawns) + current], bonus, PAWN_MAX);
+    }
+}
+
+#[inline(always)]
+fn capture_index(pc: Piece, to: Square, captured: Option<PieceType>) -> usize {
+    piece_to(pc, to) * PieceType::NUM + captured.map_or(0, |c| c.index())
+}
+
+#[inline(always)]
+fn pawn_index(pawns: u64) -> usize {
+    (pawns as usize & (PAWN_HISTORY_SIZE - 1)) * PIECE_TO
 }
 
 #[cfg(test)]
@@ -156,13 +244,13 @@ mod tests {
     fn gravity_stays_bounded() {
         let mut e = 0i16;
         for _ in 0..1000 {
-            gravity(&mut e, 5000);
+            gravity(&mut e, 50000, CONTINUATION_MAX);
         }
-        assert!(e as i32 <= params::HistoryMax());
+        assert!(e as i32 <= CONTINUATION_MAX);
         for _ in 0..1000 {
-            gravity(&mut e, -5000);
+            gravity(&mut e, -50000, CONTINUATION_MAX);
         }
-        assert!(e as i32 >= -params::HistoryMax());
+        assert!(e as i32 >= -CONTINUATION_MAX);
         let d = Move::from_usi("P*5e").unwrap();
         let n = Move::from_usi("1b5e").unwrap();
         assert_ne!(from_to(d), from_to(n));
@@ -173,15 +261,23 @@ mod tests {
     fn tables_index_in_range() {
         let mut h = History::default();
         let pc = Piece::new(Color::White, PieceType::Dragon);
-        h.update_capture(pc, Square::Sq99, PieceType::Dragon, 100);
-        assert!(h.capture(pc, Square::Sq99, PieceType::Dragon) > 0);
+        h.update_capture(pc, Square::Sq99, Some(PieceType::Dragon), 100);
+        assert!(h.capture(pc, Square::Sq99, Some(PieceType::Dragon)) > 0);
+        assert_eq!(h.capture(pc, Square::Sq99, None), 0);
         let k = piece_to(pc, Square::Sq99);
         assert_eq!(k, PIECE_TO - 1 - (Piece::NUM - 1 - pc.index()) * 81);
-        h.update_continuations(&[Some(k), None, Some(0)], k, 200);
-        assert!(h.continuations(&[Some(k), None, None], k) > 0);
-        h.set_counter_move(Some(k), Move::from_usi("7g7f").unwrap());
-        assert_eq!(h.counter_move(Some(k)), Move::from_usi("7g7f"));
+        h.update_continuation(Some(k), k, 200);
+        assert!(h.continuation(Some(k), k) > 0);
+        assert_eq!(h.continuation(None, k), 0);
+        h.update_pawn(u64::MAX, k, 300);
+        assert!(h.pawn(u64::MAX, k) > 0);
+        let m = Move::from_usi("R*9i").unwrap();
+        h.update_low_ply(LOW_PLY - 1, m, 100);
+        assert!(h.low_ply(LOW_PLY - 1, m) > 0);
+        assert_eq!(h.low_ply(LOW_PLY, m), 0);
+        h.update_main(Color::White, m, 100);
+        assert!(h.main(Color::White, m) > 0 && h.main(Color::Black, m) == 0);
         h.clear();
-        assert_eq!(h.counter_move(Some(k)), None);
+        assert_eq!(h.continuation(Some(k), k), 0);
     }
 }

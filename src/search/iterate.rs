@@ -127,6 +127,7 @@ impl Worker {
                         (-VALUE_INFINITE, VALUE_INFINITE)
                     };
                 loop {
+                    self.root_delta = beta - alpha;
                     let value = self.search::<true, true>(alpha, beta, depth, 0, false, shared);
                     self.root_moves[pv_idx..].sort_by_key(|r| std::cmp::Reverse(r.score));
                     if shared.stopped() {
@@ -161,11 +162,11 @@ impl Worker {
             }
             // Main thread: is another iteration worth starting?
             let best = self.root_moves[0].score;
-            // A mate counts as settled only at twice its length plus four: with reductions and
-            // pruning, a mate found at depth N can still be longer than the shortest one, which a
-            // few more iterations find (tests/search_mate.rs).
+            // A mate counts as settled only at three times its length plus six: with reductions,
+            // pruning and extensions, a mate found at depth N can still be longer than the
+            // shortest one, which a few more iterations find (tests/search_mate.rs).
             let mate_proven =
-                best.abs() >= VALUE_MATE - MAX_PLY && 2 * (VALUE_MATE - best.abs()) + 4 <= depth;
+                best.abs() >= VALUE_MATE - MAX_PLY && 3 * (VALUE_MATE - best.abs()) + 6 <= depth;
             let single = self.root_moves.len() == 1;
             let manager = self.manager.as_mut().expect("the main worker has the search manager");
             let done_by_time = manager.time_plan.is_some_and(|plan| {

@@ -1,14 +1,19 @@
 //! The staged move picker: moves come out in the order most likely to cut off early, and each
 //! stage is generated only when the previous ones are exhausted.
 //!
-//! Main search: TT move, good captures (MVV-LVA plus capture history, SEE >= 0; pawn promotions
-//! count as captures), two killers, the counter move, quiets by butterfly and continuation
-//! histories, then the bad captures. In check: TT move, then every evasion
-//! (captures first). Quiescence: TT move (if a capture), then captures and pawn promotions.
-//! The picker yields pseudo-legal moves; the search checks `is_legal` before making one.
+//! - Main search: the TT move; good captures (by capture history and the captured piece's
+//!   value, kept when SEE allows); good quiets (by the histories, with a bonus for checks); bad
+//!   captures; bad quiets. The search may ask to skip the quiets that are left.
+//! - In check: the TT move, then every evasion (captures first).
+//! - Quiescence: the TT move (if a capture), then captures and pawn promotions.
+//! - ProbCut: the TT move and the captures (pawn promotions included) whose SEE reaches a
+//!   threshold.
+//!
+//! Pawn promotions count as captures everywhere. The picker yields pseudo-legal moves; the
+//! search checks `is_legal` before making one.
 
 use super::history::{piece_to, ContKeys, History};
-use crate::position::{generate, see::capture_value, uninit_array, GenType, MoveList, Position, MAX_MOVES};
+use crate::position::{generate, see::SEE_PIECE_VALUE, uninit_array, GenType, MoveList, Position, MAX_MOVES};
 use crate::types::{Move, PieceType};
 use std::mem::MaybeUninit;
 
@@ -17,282 +22,433 @@ enum Stage {
     MainTt,
     CaptureInit,
     GoodCapture,
-    Killer0,
-    Killer1,
-    Counter,
     QuietInit,
-    Quiet,
+    GoodQuiet,
     BadCapture,
+    BadQuiet,
     EvasionTt,
     EvasionInit,
     Evasion,
     QsTt,
     QsCaptureInit,
     QsCapture,
+    ProbCutTt,
+    ProbCutInit,
+    ProbCut,
     Done,
+}
+
+/// Quiets scored above this come before the bad captures, the rest after them.
+const GOOD_QUIET_THRESHOLD: i32 = -14000;
+/// The ordering bonus of a quiet check that does not lose material.
+const CHECK_BONUS: i32 = 16384;
+
+/// What scoring a quiet move reads besides the histories.
+#[derive(Clone, Copy)]
+pub struct QuietContext {
+    pub cont_keys: ContKeys,
+    /// The pawn-structure hash (pawn history).
+    pub pawns: u64,
+    /// Plies from the root (low-ply history).
+    pub ply: usize,
 }
 
 pub struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
-    killers: [Option<Move>; 2],
-    counter: Option<Move>,
-    cont_keys: ContKeys,
+    ctx: QuietContext,
+    depth: i32,
+    /// ProbCut's SEE threshold.
+    threshold: i32,
+    skip_quiets: bool,
     list: MoveList,
-    /// The score of each move of `list`, written by the scoring pass of the stage that generated
-    /// it (`list[..scored]`) before any read; left uninitialised beyond (a picker is made at every
-    /// node, and clearing the whole array cost more than the rest of its set-up).
-    scores: [MaybeUninit<i64>; MAX_MOVES],
-    /// How many leading entries of `scores` are written.
+    /// The ordering key of each move of `list`: the score in the high 32 bits, then the move's
+    /// generation index (reversed, so that ties keep the generation order) and the move's bits.
+    /// Written by the scoring pass of the stage that generated the move (`list[..scored]`)
+    /// before any read; left uninitialised beyond (a picker is made at every node).
+    keys: [MaybeUninit<i64>; MAX_MOVES],
     scored: usize,
-    /// Next move to look at.
+    /// Next move to look at, and the end of the current range.
     cur: usize,
+    end_cur: usize,
     /// Bad captures are kept in `list[..end_bad]`.
     end_bad: usize,
-    /// End of the captures; quiets follow.
+    /// End of the captures; quiets follow up to `end_generated`. The quiets' order is held in
+    /// their keys (which carry the moves), not in `list`.
     end_captures: usize,
+    end_generated: usize,
+    /// The quiets scored at or above the sorting limit are `keys[end_captures..end_above]`; the
+    /// first few are picked by selection, the rest sorted when that many were not enough.
+    end_above: usize,
+    quiet_picks: u32,
+    quiets_sorted: bool,
 }
 
-/// A capture's ordering score: most valuable victim first, least valuable attacker first;
-/// promotions add their gain; the capture history refines it.
+/// The value of the piece a move captures (0 for a pawn promotion without capture).
+#[inline(always)]
+fn captured_value(pos: &Position, m: Move) -> i32 {
+    pos.piece_on(m.to()).map_or(0, |p| SEE_PIECE_VALUE[p.piece_type().index()])
+}
+
+/// A capture's ordering score: capture history plus seven times the captured piece's value.
 #[inline]
 fn capture_score(pos: &Position, history: &History, m: Move) -> i32 {
-    let victim = pos.piece_on(m.to());
-    let attacker = pos.moved_piece(m).piece_type();
-    let promo = if m.is_promotion() { promotion_gain(attacker) } else { 0 };
-    let hist = victim.map_or(0, |v| history.capture(pos.moved_piece_after(m), m.to(), v.piece_type()));
-    victim.map_or(0, |v| capture_value(v.piece_type())) * 8 + promo * 8
-        - crate::position::see::SEE_PIECE_VALUE[attacker.index()] / 8
-        + hist / 16
+    let captured = pos.piece_on(m.to()).map(|p| p.piece_type());
+    history.capture(pos.moved_piece_after(m), m.to(), captured) + 7 * captured_value(pos, m)
 }
 
-/// A quiet move's ordering score: butterfly history (doubled) plus continuation histories.
-#[inline]
-pub fn quiet_score(pos: &Position, history: &History, keys: &ContKeys, m: Move) -> i32 {
-    let key = piece_to(pos.moved_piece_after(m), m.to());
-    2 * history.butterfly(pos.side_to_move(), m) + history.continuations(keys, key)
+/// What scoring quiet moves reads at one node, looked up once: the rows of the histories and
+/// the check squares of each kind.
+struct QuietScorer {
+    main: usize,
+    pawn: usize,
+    cont: [usize; 5],
+    low_ply: Option<(usize, i32)>,
+    /// The squares from which each kind gives check, one bit per square index (a bitboard's
+    /// halves joined), for a test without vector registers.
+    checks: [u128; PieceType::NUM],
 }
 
-#[inline]
-fn promotion_gain(pt: PieceType) -> i32 {
-    let v = &crate::position::see::SEE_PIECE_VALUE;
-    v[pt.promote().index()] - v[pt.index()]
+impl QuietScorer {
+    fn new(pos: &Position, ctx: &QuietContext) -> QuietScorer {
+        let k = &ctx.cont_keys;
+        let mut checks = [0u128; PieceType::NUM];
+        for pt in PieceType::ALL {
+            if pt != PieceType::King {
+                let b = pos.check_squares(pt);
+                checks[pt.index()] = b.lo() as u128 | (b.hi() as u128) << 63;
+            }
+        }
+        QuietScorer {
+            main: History::main_base(pos.side_to_move()),
+            pawn: History::pawn_row(ctx.pawns),
+            cont: [k[0], k[1], k[2], k[3], k[5]].map(History::cont_row),
+            low_ply: (ctx.ply < super::history::LOW_PLY).then_some((ctx.ply, 1 + ctx.ply as i32)),
+            checks,
+        }
+    }
+
+    /// A quiet move's ordering score: main and pawn histories (doubled), the continuation
+    /// histories of the moves 1, 2, 3, 4 and 6 plies back, the low-ply history near the root, and
+    /// a bonus for a check that does not lose material.
+    #[inline(always)]
+    fn score(&self, pos: &Position, history: &History, m: Move) -> i32 {
+        let pc = pos.moved_piece_after(m);
+        let key = piece_to(pc, m.to());
+        let c = &self.cont;
+        let mut v = 2 * history.main_at(self.main, m) + 2 * history.pawn_at(self.pawn, key);
+        v += history.cont_at(c[0], key)
+            + history.cont_at(c[1], key)
+            + history.cont_at(c[2], key)
+            + history.cont_at(c[3], key)
+            + history.cont_at(c[4], key);
+        if self.checks[pc.piece_type().index()] >> m.to().index() & 1 != 0 && pos.see_ge(m, -75) {
+            v += CHECK_BONUS;
+        }
+        if let Some((ply, div)) = self.low_ply {
+            v += 8 * history.low_ply(ply, m) / div;
+        }
+        v
+    }
+}
+
+/// Packs a score with the move and its index among the moves scored together.
+#[inline(always)]
+fn pack(score: i32, index: usize, m: Move) -> i64 {
+    ((score as i64) << 32) | ((0xffff - index as i64) << 16) | m.bits() as i64
+}
+
+#[inline(always)]
+fn score_of(key: i64) -> i32 {
+    (key >> 32) as i32
+}
+
+/// Sorts the keys at or above `(limit << 32)` to the front in descending order; the order of the
+/// rest is left as it comes. (Keys are unique, so an unstable sort gives one order.)
+fn partial_sort(keys: &mut [i64], limit: i32) {
+    let limit = (limit as i64) << 32;
+    let mut above = 0;
+    for i in 0..keys.len() {
+        if keys[i] >= limit {
+            keys.swap(above, i);
+            above += 1;
+        }
+    }
+    keys[..above].sort_unstable_by(|a, b| b.cmp(a));
 }
 
 impl MovePicker {
+    fn with(
+        stage: Stage,
+        tt_move: Option<Move>,
+        ctx: QuietContext,
+        depth: i32,
+        all_moves: bool,
+    ) -> MovePicker {
+        MovePicker {
+            stage,
+            tt_move,
+            ctx,
+            depth,
+            threshold: 0,
+            skip_quiets: false,
+            list: MoveList::new(all_moves),
+            keys: uninit_array(),
+            scored: 0,
+            cur: 0,
+            end_cur: 0,
+            end_bad: 0,
+            end_captures: 0,
+            end_generated: 0,
+            end_above: 0,
+            quiet_picks: 0,
+            quiets_sorted: false,
+        }
+    }
+
     /// For the main search (in check or not).
     pub fn new(
         pos: &Position,
         tt_move: Option<Move>,
-        killers: [Option<Move>; 2],
-        counter: Option<Move>,
-        cont_keys: ContKeys,
+        depth: i32,
+        ctx: QuietContext,
         all_moves: bool,
     ) -> MovePicker {
-        let in_check = pos.in_check();
         let tt_move = tt_move.filter(|&m| pos.is_pseudo_legal(m));
-        MovePicker {
-            stage: if in_check { Stage::EvasionTt } else { Stage::MainTt },
-            tt_move,
-            killers,
-            counter,
-            cont_keys,
-            list: MoveList::new(all_moves),
-            scores: uninit_array(),
-            scored: 0,
-            cur: 0,
-            end_bad: 0,
-            end_captures: 0,
-        }
+        let stage = if pos.in_check() { Stage::EvasionTt } else { Stage::MainTt };
+        MovePicker::with(stage, tt_move, ctx, depth, all_moves)
     }
 
     /// For quiescence search: captures and pawn promotions (all evasions when in check).
-    pub fn new_qsearch(pos: &Position, tt_move: Option<Move>, all_moves: bool) -> MovePicker {
+    pub fn new_qsearch(
+        pos: &Position,
+        tt_move: Option<Move>,
+        ctx: QuietContext,
+        all_moves: bool,
+    ) -> MovePicker {
         let in_check = pos.in_check();
+        let tt_move =
+            tt_move.filter(|&m| pos.is_pseudo_legal(m)).filter(|&m| in_check || is_tactical(pos, m));
+        let stage = if in_check { Stage::EvasionTt } else { Stage::QsTt };
+        MovePicker::with(stage, tt_move, ctx, 0, all_moves)
+    }
+
+    /// For ProbCut: captures and pawn promotions whose SEE is at least `threshold` (the position
+    /// is not in check).
+    pub fn new_probcut(pos: &Position, tt_move: Option<Move>, threshold: i32, all_moves: bool) -> MovePicker {
+        debug_assert!(!pos.in_check());
         let tt_move = tt_move
             .filter(|&m| pos.is_pseudo_legal(m))
-            .filter(|&m| in_check || pos.is_capture(m) || is_pawn_promotion(pos, m));
-        MovePicker {
-            stage: if in_check { Stage::EvasionTt } else { Stage::QsTt },
-            tt_move,
-            killers: [None; 2],
-            counter: None,
-            cont_keys: [None; 3],
-            list: MoveList::new(all_moves),
-            scores: uninit_array(),
-            scored: 0,
-            cur: 0,
-            end_bad: 0,
-            end_captures: 0,
-        }
+            .filter(|&m| is_tactical(pos, m) && pos.see_ge(m, threshold));
+        let ctx = QuietContext { cont_keys: [None; super::history::CONT_PLIES], pawns: 0, ply: 0 };
+        let mut mp = MovePicker::with(Stage::ProbCutTt, tt_move, ctx, 0, all_moves);
+        mp.threshold = threshold;
+        mp
     }
 
-    /// The score of move `i` (scored already).
+    /// No more quiet moves from this picker (move-count pruning).
+    pub fn skip_quiet_moves(&mut self) {
+        self.skip_quiets = true;
+    }
+
+    /// The key of move `i` (scored already).
     #[inline(always)]
-    fn score(&self, i: usize) -> i64 {
+    fn key(&self, i: usize) -> i64 {
         assert!(i < self.scored);
-        // SAFETY: `scores[..scored]` are written (`set_score` writes index `scored` or below, and
-        // advances `scored` past it), as the assertion above checks.
-        unsafe { self.scores[i].assume_init() }
+        // SAFETY: `keys[..scored]` are written (`score_range` writes every index up to the list's
+        // length and sets `scored` to it), as the assertion above checks.
+        unsafe { self.keys[i].assume_init() }
     }
 
-    /// Writes the score of move `i`; `i` is at most one past the scored entries.
-    #[inline(always)]
-    fn set_score(&mut self, i: usize, v: i64) {
-        debug_assert!(i <= self.scored);
-        self.scores[i] = MaybeUninit::new(v);
-        self.scored = self.scored.max(i + 1);
-    }
-
-    fn score_captures(&mut self, pos: &Position, history: &History, from: usize) {
-        for i in from..self.list.len() {
-            self.set_score(i, capture_score(pos, history, self.list.as_slice()[i]) as i64);
-        }
-    }
-
-    /// Scores the quiets in `from..` and sorts them by descending score, ties in generation
-    /// order. Each score is packed with the move and its generation index into one key whose
-    /// order is exactly that, so an unstable sort of unique keys gives the stable order.
-    fn score_and_sort_quiets(&mut self, pos: &Position, history: &History, from: usize) {
+    /// Scores `list[from..]` with `score`, sorts the scored keys at or above `limit` to the front
+    /// of the range, and puts the moves in the keys' order.
+    fn score_range(&mut self, from: usize, limit: i32, score: impl Fn(Move) -> i32) {
         let end = self.list.len();
         for i in from..end {
             let m = self.list.as_slice()[i];
-            let s = quiet_score(pos, history, &self.cont_keys, m) as i64;
-            let key = (s << 32) | ((0xffff - (i - from) as i64) << 16) | m.bits() as i64;
-            self.set_score(i, key);
+            self.keys[i] = MaybeUninit::new(pack(score(m), i - from, m));
         }
-        debug_assert!(end <= self.scored);
-        // SAFETY: `scores[from..end]` are written (just above), and `MaybeUninit<i64>` has the
+        self.scored = end;
+        // SAFETY: `keys[from..end]` are written (just above), and `MaybeUninit<i64>` has the
         // layout of `i64`.
         let keys = unsafe {
-            std::slice::from_raw_parts_mut(self.scores.as_mut_ptr().add(from).cast::<i64>(), end - from)
+            std::slice::from_raw_parts_mut(self.keys.as_mut_ptr().add(from).cast::<i64>(), end - from)
         };
-        keys.sort_unstable_by(|a, b| b.cmp(a));
+        partial_sort(keys, limit);
         for (i, &key) in (from..end).zip(keys.iter()) {
             self.list.as_mut_slice()[i] = Move::from_bits(key as u16).expect("a packed move");
         }
     }
 
-    /// Moves the best-scored move of `cur..end` to `cur` (selection step).
-    fn select_best(&mut self, end: usize) -> Move {
-        let mut best = self.cur;
-        let mut best_score = self.score(best);
-        for i in self.cur + 1..end {
-            let s = self.score(i);
-            if s > best_score {
-                best = i;
-                best_score = s;
+    /// Scores the quiets `list[end_captures..]` into their keys and moves those at or above the
+    /// sorting limit (`-3560 * depth`) to the front of the range.
+    fn score_quiets(&mut self, pos: &Position, history: &History) {
+        let scorer = QuietScorer::new(pos, &self.ctx);
+        let (from, end) = (self.end_captures, self.list.len());
+        let limit = ((-3560 * self.depth) as i64) << 32;
+        let mut above = from;
+        for i in from..end {
+            let m = self.list.as_slice()[i];
+            let key = pack(scorer.score(pos, history, m), i - from, m);
+            if key >= limit {
+                // The slot at `above` holds a key below the limit (or is `i` itself).
+                self.keys[i] = self.keys[above];
+                self.keys[above] = MaybeUninit::new(key);
+                above += 1;
+            } else {
+                self.keys[i] = MaybeUninit::new(key);
             }
         }
-        self.swap(self.cur, best);
-        let m = self.list.as_slice()[self.cur];
-        self.cur += 1;
-        m
+        self.scored = end;
+        self.end_above = above;
+        self.quiet_picks = 0;
+        self.quiets_sorted = false;
     }
 
-    fn swap(&mut self, a: usize, b: usize) {
-        self.list.as_mut_slice().swap(a, b);
-        self.scores.swap(a, b);
-    }
-
-    fn is_killer_candidate(&self, pos: &Position, k: Option<Move>) -> Option<Move> {
-        let k = k?;
-        if Some(k) == self.tt_move
-            || pos.is_capture(k)
-            || is_pawn_promotion(pos, k)
-            || !pos.is_pseudo_legal(k)
-        {
-            return None;
+    /// The key of the next quiet in order, advancing `cur`: among the keys at or above the
+    /// limit the greatest first (by selection for the first few, then by sorting the rest),
+    /// then the others as they lie.
+    fn next_quiet_key(&mut self) -> i64 {
+        /// Picks by selection before the rest is sorted.
+        const SELECTIONS: u32 = 6;
+        let i = self.cur;
+        if i < self.end_above && !self.quiets_sorted {
+            if self.quiet_picks < SELECTIONS {
+                let mut best = i;
+                let mut best_key = self.key(i);
+                for j in i + 1..self.end_above {
+                    let k = self.key(j);
+                    if k > best_key {
+                        best = j;
+                        best_key = k;
+                    }
+                }
+                self.keys.swap(i, best);
+                self.quiet_picks += 1;
+            } else {
+                // SAFETY: `keys[i..end_above]` are written (`end_above <= scored`), and
+                // `MaybeUninit<i64>` has the layout of `i64`.
+                let keys = unsafe {
+                    std::slice::from_raw_parts_mut(
+                        self.keys.as_mut_ptr().add(i).cast::<i64>(),
+                        self.end_above - i,
+                    )
+                };
+                keys.sort_unstable_by(|a, b| b.cmp(a));
+                self.quiets_sorted = true;
+            }
         }
-        Some(k)
+        self.cur += 1;
+        self.key(i)
+    }
+
+    fn generate_captures(&mut self, pos: &Position, history: &History) {
+        self.list.clear();
+        generate(pos, GenType::CapturesProPlus, &mut self.list);
+        self.score_range(0, i32::MIN, |m| capture_score(pos, history, m));
+        self.cur = 0;
+        self.end_bad = 0;
+        self.end_captures = self.list.len();
+        self.end_cur = self.end_captures;
+    }
+
+    /// The next move of `cur..end_cur` other than the TT move for which `keep` holds (moves
+    /// for which it fails are passed over).
+    #[inline]
+    fn select(&mut self, mut keep: impl FnMut(&mut MovePicker, usize) -> bool) -> Option<Move> {
+        while self.cur < self.end_cur {
+            let i = self.cur;
+            let m = self.list.as_slice()[i];
+            if Some(m) != self.tt_move && keep(self, i) {
+                self.cur += 1;
+                return Some(m);
+            }
+            self.cur += 1;
+        }
+        None
     }
 
     /// The next move, or `None` when every stage is exhausted.
     pub fn next(&mut self, pos: &Position, history: &History) -> Option<Move> {
         loop {
             match self.stage {
-                Stage::MainTt | Stage::EvasionTt | Stage::QsTt => {
+                Stage::MainTt | Stage::EvasionTt | Stage::QsTt | Stage::ProbCutTt => {
                     self.stage = match self.stage {
                         Stage::MainTt => Stage::CaptureInit,
                         Stage::EvasionTt => Stage::EvasionInit,
-                        _ => Stage::QsCaptureInit,
+                        Stage::QsTt => Stage::QsCaptureInit,
+                        _ => Stage::ProbCutInit,
                     };
                     if self.tt_move.is_some() {
                         return self.tt_move;
                     }
                 }
-                Stage::CaptureInit | Stage::QsCaptureInit => {
-                    self.list.clear();
-                    generate(pos, GenType::CapturesProPlus, &mut self.list);
-                    self.score_captures(pos, history, 0);
-                    self.cur = 0;
-                    self.end_bad = 0;
-                    self.end_captures = self.list.len();
-                    self.stage =
-                        if self.stage == Stage::CaptureInit { Stage::GoodCapture } else { Stage::QsCapture };
+                Stage::CaptureInit | Stage::QsCaptureInit | Stage::ProbCutInit => {
+                    self.generate_captures(pos, history);
+                    self.stage = match self.stage {
+                        Stage::CaptureInit => Stage::GoodCapture,
+                        Stage::QsCaptureInit => Stage::QsCapture,
+                        _ => Stage::ProbCut,
+                    };
                 }
                 Stage::GoodCapture => {
-                    if self.cur < self.end_captures {
-                        let m = self.select_best(self.end_captures);
-                        if Some(m) == self.tt_move {
-                            continue;
-                        }
-                        if pos.see_ge(m, 0) {
-                            return Some(m);
+                    let found = self.select(|mp, i| {
+                        let m = mp.list.as_slice()[i];
+                        if pos.see_ge(m, -score_of(mp.key(i)) / 18) {
+                            return true;
                         }
                         // Keep it for the bad-capture stage at the front of the list.
-                        self.swap(self.end_bad, self.cur - 1);
-                        self.end_bad += 1;
-                        continue;
+                        mp.list.as_mut_slice().swap(mp.end_bad, i);
+                        mp.keys.swap(mp.end_bad, i);
+                        mp.end_bad += 1;
+                        false
+                    });
+                    if found.is_some() {
+                        return found;
                     }
-                    self.stage = Stage::Killer0;
-                }
-                Stage::Killer0 | Stage::Killer1 => {
-                    let i = if self.stage == Stage::Killer0 { 0 } else { 1 };
-                    self.stage = if i == 0 { Stage::Killer1 } else { Stage::Counter };
-                    if i == 1 && self.killers[1] == self.killers[0] {
-                        continue;
-                    }
-                    if let Some(k) = self.is_killer_candidate(pos, self.killers[i]) {
-                        return Some(k);
-                    }
-                }
-                Stage::Counter => {
                     self.stage = Stage::QuietInit;
-                    if self.killers.contains(&self.counter) {
-                        continue;
-                    }
-                    if let Some(c) = self.is_killer_candidate(pos, self.counter) {
-                        return Some(c);
-                    }
                 }
                 Stage::QuietInit => {
-                    generate(pos, GenType::QuietsProMinus, &mut self.list);
-                    self.score_and_sort_quiets(pos, history, self.end_captures);
+                    if !self.skip_quiets {
+                        generate(pos, GenType::QuietsProMinus, &mut self.list);
+                        self.score_quiets(pos, history);
+                    }
+                    self.end_generated = self.list.len();
                     self.cur = self.end_captures;
-                    self.stage = Stage::Quiet;
+                    self.stage = Stage::GoodQuiet;
                 }
-                Stage::Quiet => {
-                    if self.cur < self.list.len() {
-                        let m = self.list.as_slice()[self.cur];
-                        self.cur += 1;
-                        if Some(m) == self.tt_move
-                            || Some(m) == self.killers[0]
-                            || Some(m) == self.killers[1]
-                            || Some(m) == self.counter
-                        {
-                            continue;
+                Stage::GoodQuiet => {
+                    if !self.skip_quiets {
+                        while self.cur < self.end_generated {
+                            let key = self.next_quiet_key();
+                            let m = Move::from_bits(key as u16).expect("a packed move");
+                            if Some(m) != self.tt_move && score_of(key) > GOOD_QUIET_THRESHOLD {
+                                return Some(m);
+                            }
                         }
-                        return Some(m);
                     }
                     self.cur = 0;
+                    self.end_cur = self.end_bad;
                     self.stage = Stage::BadCapture;
                 }
                 Stage::BadCapture => {
-                    if self.cur < self.end_bad {
-                        let m = self.list.as_slice()[self.cur];
-                        self.cur += 1;
-                        return Some(m);
+                    let found = self.select(|_, _| true);
+                    if found.is_some() {
+                        return found;
+                    }
+                    self.cur = self.end_captures;
+                    self.stage = Stage::BadQuiet;
+                }
+                Stage::BadQuiet => {
+                    if !self.skip_quiets {
+                        while self.cur < self.end_generated {
+                            let key = self.key(self.cur);
+                            self.cur += 1;
+                            let m = Move::from_bits(key as u16).expect("a packed move");
+                            if Some(m) != self.tt_move && score_of(key) <= GOOD_QUIET_THRESHOLD {
+                                return Some(m);
+                            }
+                        }
                     }
                     self.stage = Stage::Done;
                 }
@@ -300,26 +456,31 @@ impl MovePicker {
                     self.list.clear();
                     generate(pos, GenType::Evasions, &mut self.list);
                     let us = pos.side_to_move();
-                    for i in 0..self.list.len() {
-                        let m = self.list.as_slice()[i];
-                        let score = if pos.is_capture(m) {
-                            (1 << 28) + capture_score(pos, history, m)
+                    let prev = self.ctx.cont_keys[0];
+                    self.score_range(0, i32::MIN, |m| {
+                        if pos.is_capture(m) {
+                            (1 << 28) + captured_value(pos, m)
                         } else {
-                            history.butterfly(us, m)
-                        };
-                        self.set_score(i, score as i64);
-                    }
+                            let key = piece_to(pos.moved_piece_after(m), m.to());
+                            history.main(us, m) + history.continuation(prev, key)
+                        }
+                    });
                     self.cur = 0;
-                    self.end_captures = self.list.len();
+                    self.end_cur = self.list.len();
                     self.stage = Stage::Evasion;
                 }
                 Stage::Evasion | Stage::QsCapture => {
-                    if self.cur < self.end_captures {
-                        let m = self.select_best(self.end_captures);
-                        if Some(m) == self.tt_move {
-                            continue;
-                        }
-                        return Some(m);
+                    let found = self.select(|_, _| true);
+                    if found.is_some() {
+                        return found;
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::ProbCut => {
+                    let threshold = self.threshold;
+                    let found = self.select(|mp, i| pos.see_ge(mp.list.as_slice()[i], threshold));
+                    if found.is_some() {
+                        return found;
                     }
                     self.stage = Stage::Done;
                 }
@@ -329,15 +490,20 @@ impl MovePicker {
     }
 }
 
+/// Captures and pawn promotions: the moves of the capture stages.
 #[inline]
-fn is_pawn_promotion(pos: &Position, m: Move) -> bool {
-    m.is_promotion() && pos.moved_piece(m).piece_type() == PieceType::Pawn
+pub fn is_tactical(pos: &Position, m: Move) -> bool {
+    pos.is_capture(m) || (m.is_promotion() && pos.moved_piece(m).piece_type() == PieceType::Pawn)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::position::STARTPOS;
+
+    fn ctx(ply: usize) -> QuietContext {
+        QuietContext { cont_keys: [Some(5), None, Some(9), None, None, Some(11)], pawns: 12345, ply }
+    }
 
     /// Walks the tree through the picker: every legal move exactly once, so the counts equal
     /// perft's (with all moves generated).
@@ -346,10 +512,8 @@ mod tests {
             return 1;
         }
         let legal = MoveList::legal(pos, true);
-        // TT move and killers from the legal list (the picker must not repeat them).
         let pick = |i: usize| legal.as_slice().get(i * 7 % legal.len().max(1)).copied();
-        let mut picker =
-            MovePicker::new(pos, pick(0), [pick(1), pick(2)], pick(3), [Some(5), None, Some(9)], true);
+        let mut picker = MovePicker::new(pos, pick(0), depth as i32, ctx(depth as usize), true);
         let mut seen = Vec::new();
         let mut n = 0;
         while let Some(m) = picker.next(pos, history) {
@@ -368,8 +532,12 @@ mod tests {
 
     #[test]
     fn picker_yields_every_legal_move_once() {
-        let history = History::default();
+        let mut history = History::default();
+        // Some history, so that good and bad quiets both occur.
         let mut pos = Position::from_sfen(STARTPOS).unwrap();
+        for (i, m) in MoveList::legal(&pos, true).iter().enumerate() {
+            history.update_main(pos.side_to_move(), *m, if i % 2 == 0 { 7000 } else { -7000 });
+        }
         assert_eq!(picker_perft(&mut pos, 3, &history), 25_470);
         let mut pos =
             Position::from_sfen("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
@@ -377,5 +545,52 @@ mod tests {
         assert_eq!(picker_perft(&mut pos, 2, &history), 28_684);
         let mut pos = Position::from_sfen("R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1").unwrap();
         assert_eq!(picker_perft(&mut pos, 2, &history), 105_677);
+    }
+
+    #[test]
+    fn skipping_quiets_leaves_only_captures() {
+        let history = History::default();
+        let pos =
+            Position::from_sfen("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
+                .unwrap();
+        let mut picker = MovePicker::new(&pos, None, 5, ctx(3), false);
+        picker.skip_quiet_moves();
+        let mut n = 0;
+        while let Some(m) = picker.next(&pos, &history) {
+            assert!(is_tactical(&pos, m), "{m}");
+            n += 1;
+        }
+        let captures = MoveList::generate(&pos, GenType::CapturesProPlus, false);
+        assert_eq!(n, captures.len());
+    }
+
+    #[test]
+    fn probcut_moves_reach_the_threshold() {
+        let history = History::default();
+        let pos =
+            Position::from_sfen("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
+                .unwrap();
+        for threshold in [-500, 0, 200, 1000] {
+            let mut picker = MovePicker::new_probcut(&pos, None, threshold, false);
+            let captures = MoveList::generate(&pos, GenType::CapturesProPlus, false);
+            let expected = captures.iter().filter(|&&m| pos.see_ge(m, threshold)).count();
+            let mut n = 0;
+            while let Some(m) = picker.next(&pos, &history) {
+                assert!(is_tactical(&pos, m) && pos.see_ge(m, threshold));
+                n += 1;
+            }
+            assert_eq!(n, expected, "threshold {threshold}");
+        }
+    }
+
+    #[test]
+    fn partial_sort_orders_keys_above_the_limit() {
+        let mut keys: Vec<i64> = [5, -3, 9, 1, -8, 7, 0].iter().map(|&s| pack(s, 0, Move::NULL)).collect();
+        partial_sort(&mut keys, 0);
+        let scores: Vec<i32> = keys.iter().map(|&k| score_of(k)).collect();
+        assert_eq!(&scores[..5], &[9, 7, 5, 1, 0]);
+        let mut rest = scores[5..].to_vec();
+        rest.sort();
+        assert_eq!(rest, vec![-8, -3]);
     }
 }

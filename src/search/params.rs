@@ -79,65 +79,169 @@ params! {
     AspirationMinDepth = 4, 1, 10;
     /// Value of a repetition where the side to move holds strictly more in hand.
     SuperiorValue = 600, 0, 3000;
-    /// Maximum history score (gravity bound).
-    HistoryMax = 16384, 1000, 32000;
-    /// History bonus per depth squared.
-    HistoryBonusScale = 32, 1, 200;
-    /// Maximum history bonus per update.
-    HistoryBonusMax = 1500, 100, 8000;
     /// Soft time limit: percentage of the optimum after which no new iteration starts.
     NewIterationPercent = 60, 20, 100;
+
+    /// History bonus of a move that cut off: this per ply of depth...
+    HistBonusMul = 128, 20, 400;
+    /// ... minus this...
+    HistBonusOffset = 77, -200, 400;
+    /// ... at most this...
+    HistBonusMax = 1529, 200, 4000;
+    /// ... plus this when it was the table's move.
+    HistBonusTtMove = 353, 0, 1000;
+    /// History malus of the moves tried before the one that cut off: this per ply of depth...
+    HistMalusMul = 882, 100, 2000;
+    /// ... minus this...
+    HistMalusOffset = 204, -500, 800;
+    /// ... at most this.
+    HistMalusMax = 2122, 200, 5000;
+    /// Main history update from the change of the static evaluation over the last move: scale.
+    EvalDiffHistory = 10, 0, 40;
+
+    /// Razoring: qsearch decides when the evaluation is below alpha by this...
+    RazorBase = 502, 0, 2000;
+    /// ... plus this per depth squared.
+    RazorDepth = 306, 0, 1000;
+    /// Reverse futility pruning: below this depth.
+    RfpMaxDepth = 15, 1, 30;
+    /// Reverse futility pruning: margin per ply of depth (less this without a table hit).
+    RfpMargin = 76, 20, 300;
+    RfpNoTtHit = 21, 0, 60;
+    /// Reverse futility pruning: margin taken off when improving / when the opponent worsens
+    /// (in 1/1024 of the margin per ply).
+    RfpImproving = 2686, 0, 6000;
+    RfpOpponentWorsening = 362, 0, 3000;
+
+    /// Null move: the static evaluation must be at least beta minus this per ply of depth...
+    NmpDepthMargin = 16, 0, 100;
+    /// ... minus this when improving ...
+    NmpImproving = 53, 0, 300;
+    /// ... plus this.
+    NmpBase = 378, -500, 1000;
+    /// Null move: constant part of the reduction (plus depth / 3).
+    NmpReduction = 7, 1, 12;
+    /// Null move: from this depth a fail-high is verified by a search without null moves.
+    NmpVerifyDepth = 16, 4, 40;
+
+    /// Internal iterative reductions: from this depth.
+    IirMinDepth = 6, 2, 12;
+
+    /// ProbCut: the raised beta is beta plus this (less the next when improving).
+    ProbCutMargin = 224, 50, 600;
+    ProbCutImproving = 61, 0, 300;
+    /// ProbCut: from this depth.
+    ProbCutMinDepth = 3, 2, 10;
+    /// ProbCut: the verification search is this much shallower.
+    ProbCutReduction = 4, 2, 8;
+    /// Small ProbCut: a table lower bound this far above beta cuts at once.
+    SmallProbCutMargin = 416, 100, 1500;
+
+    /// Late move reductions: the table is `LmrScale / 128 * ln(i)` per factor, in 1/1024 plies.
+    LmrScale = 2763, 1000, 5000;
     /// Late move reductions: constant part, 1/1024 plies.
-    LmrBase = 800, 0, 3000;
-    /// Late move reductions: scale of ln(depth) * ln(move count), 1/1024 plies.
-    LmrScale = 450, 100, 1500;
-    /// Extra reduction when the position is not improving, 1/1024 plies.
-    LmrNotImproving = 512, 0, 2048;
-    /// History score worth one ply less (or more) reduction.
-    LmrHistoryDivisor = 8192, 1000, 60000;
+    LmrBase = 1133, 0, 3000;
+    /// Late move reductions: less by this times the window over the root's window.
+    LmrDelta = 585, 0, 2000;
+    /// Late move reductions: more when not improving, in 1/512 of the table's reduction.
+    LmrNotImproving = 206, 0, 600;
+    /// Late move reductions: more on a node the table saw on a principal variation (before
+    /// the move is made).
+    LmrTtPvEarly = 1013, 0, 3000;
+    /// Late move reductions after the move is made, on nodes the table saw on a principal
+    /// variation: less by this...
+    LmrTtPvBase = 2819, 0, 6000;
+    /// ... and this on PV nodes, this when the table's value is above alpha, this when the
+    /// table's depth reaches this depth (and this more at cut nodes).
+    LmrTtPvPv = 973, 0, 3000;
+    LmrTtPvAlpha = 905, 0, 3000;
+    LmrTtPvDepth = 935, 0, 3000;
+    LmrTtPvCut = 959, 0, 3000;
+    /// Late move reductions: a constant added to every reduction ...
+    LmrOffset = 691, -2000, 3000;
+    /// ... less this per move already searched.
+    LmrMoveCount = 65, 0, 300;
+    /// Late move reductions: more at cut nodes (and more without a table move).
+    LmrCutNode = 3611, 0, 8000;
+    LmrCutNodeNoTtMove = 985, 0, 3000;
+    /// Late move reductions: more when the table's move is a capture.
+    LmrTtCapture = 1054, 0, 3000;
+    /// Late move reductions: more when the children cut off often.
+    LmrCutoffs = 251, 0, 2000;
+    LmrCutoffsMany = 1124, 0, 3000;
+    LmrCutoffsAllNode = 1042, 0, 3000;
+    /// Late move reductions: less for the table's move.
+    LmrTtMove = 2239, 0, 5000;
+    /// Late move reductions: a capture's stat score counts the captured value times this / 128.
+    LmrCaptureValue = 863, 0, 2000;
+    /// Late move reductions: less by the stat score times this / 4096.
+    LmrStatScore = 428, 0, 2000;
+    /// Late move reductions: more at all-nodes, in proportion (this / 256 per depth).
+    LmrAllNode = 273, 0, 1000;
+    /// After a reduced search beats alpha: search deeper when it beat the best by this...
+    LmrDeeperMargin = 48, 0, 300;
+    /// ... shallower when it beat it by less than this.
+    LmrShallowerMargin = 9, 0, 100;
+    /// Full-depth null-window searches without LMR: more reduction without a table move.
+    FullSearchNoTtMove = 1057, 0, 3000;
+    /// ... one ply less above this reduction, two above the next.
+    FullSearchReduce1 = 4628, 1000, 10000;
+    FullSearchReduce2 = 5772, 1000, 12000;
+
     /// Move count pruning: quiet moves tried before the rest are skipped, plus depth^2 (halved
     /// when not improving).
     LmpBase = 3, 0, 20;
-    /// History pruning: a quiet move whose history is below minus this times depth is skipped.
-    HistoryPruneScale = 4000, 0, 20000;
-    /// Futility pruning of quiets: margin constant.
-    FutilityBase = 60, 0, 500;
-    /// Futility pruning: margin per ply of (reduced) depth.
-    FutilityScale = 120, 20, 500;
-    /// Futility pruning of captures: margin constant (plus the captured value).
-    CaptureFutilityBase = 200, 0, 1000;
+    /// Futility pruning of captures: margin constant, per ply of reduced depth, and the capture
+    /// history's share (per 1024).
+    CaptureFutilityBase = 218, 0, 1000;
+    CaptureFutilityDepth = 223, 0, 600;
+    CaptureFutilityHistory = 131, 0, 500;
+    /// SEE pruning of captures and checks: allowed loss per ply of depth, and the capture
+    /// history's share (per 1024).
+    SeeCaptureDepth = 167, 0, 500;
+    SeeCaptureHistory = 34, 0, 200;
+    /// History pruning: a quiet move whose continuation history is below minus this times depth
+    /// is skipped.
+    HistoryPruneScale = 4097, 0, 20000;
+    /// History worth one ply of reduced depth in quiet pruning.
+    HistoryLmrDivisor = 3220, 500, 20000;
+    /// Futility pruning of quiets: margin constant, more without a best move yet, per ply of
+    /// reduced depth, more when the static evaluation is above alpha; up to this reduced depth.
+    FutilityBase = 42, 0, 500;
+    FutilityNoBestMove = 151, 0, 500;
+    FutilityDepth = 120, 20, 500;
+    FutilityAboveAlpha = 86, 0, 500;
+    FutilityMaxDepth = 13, 1, 30;
     /// SEE pruning of quiets: allowed loss per (reduced depth)^2.
     SeeQuietScale = 25, 0, 200;
-    /// SEE pruning of captures and checks: allowed loss per ply of depth.
-    SeeCaptureScale = 90, 0, 400;
-    /// Razoring: margin below alpha, constant part.
-    RazorBase = 300, 0, 2000;
-    /// Razoring: margin below alpha per depth squared.
-    RazorDepth = 250, 0, 1000;
-    /// Reverse futility pruning: below this depth.
-    RfpMaxDepth = 9, 1, 20;
-    /// Reverse futility pruning: margin above beta per ply of depth.
-    RfpMargin = 100, 20, 400;
-    /// Null move: the static evaluation must be at least beta minus this per ply of depth...
-    NmpDepthMargin = 12, 0, 100;
-    /// ... plus this.
-    NmpBase = 100, -500, 1000;
-    /// Null move: constant part of the reduction (plus depth / 3).
-    NmpReduction = 4, 1, 8;
-    /// Null move: each this much of eval above beta reduces one more ply (at most 6).
-    NmpEvalDivisor = 80, 30, 1000;
-    /// Null move: from this depth a fail-high is verified by a search without null moves.
-    NmpVerifyDepth = 14, 4, 40;
-    /// Internal iterative reductions: from this depth.
-    IirMinDepth = 4, 2, 12;
-    /// Singular extensions: from this depth.
-    SingularMinDepth = 8, 3, 12;
-    /// Singular extensions: the margin below the table's value, per 16 plies of depth.
-    SingularMargin = 32, 4, 64;
-    /// Singular extensions: a move this far below the singular beta is extended twice...
-    DoubleExtensionMargin = 300, 0, 1000;
-    /// ... while the path has made at most this many double extensions.
-    DoubleExtensionLimit = 2, 0, 20;
+
+    /// Singular extensions: from this depth (one more on nodes the table saw on a PV).
+    SingularMinDepth = 6, 3, 12;
+    /// Singular extensions: the margin below the table's value, this (plus the next off a PV
+    /// on table-PV nodes) per `SingularDivisor` plies of depth.
+    SingularMargin = 60, 4, 200;
+    SingularTtPvMargin = 66, 0, 200;
+    SingularDivisor = 55, 16, 128;
+    /// Singular extensions: a move this far below the singular beta is extended twice
+    /// (margin: base, plus on PV nodes, less when the table's move is quiet)...
+    DoubleExtBase = -4, -300, 300;
+    DoubleExtPv = 212, 0, 1000;
+    DoubleExtQuiet = 182, 0, 1000;
+    /// ... and three times this far below (base, PV, quiet, table PV).
+    TripleExtBase = 73, -300, 500;
+    TripleExtPv = 320, 0, 1000;
+    TripleExtQuiet = 218, 0, 1000;
+    TripleExtTtPv = 92, 0, 500;
+
+    /// Quiescence search: futility margin above the static evaluation.
+    QsFutility = 328, 0, 1000;
+    /// Quiescence search: captures losing more than this by SEE are skipped.
+    QsSeeMargin = 73, 0, 500;
+
+    /// Correction history: the bonus is (search value - static eval) * depth times this / 128
+    /// with a best move, the next without.
+    CorrBonusBest = 12, 0, 64;
+    CorrBonusNone = 17, 0, 64;
 }
 
 #[cfg(test)]

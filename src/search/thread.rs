@@ -184,29 +184,50 @@ impl RootMove {
     }
 }
 
-/// Per-ply search state.
+/// Per-ply search state. The stack has [`STACK_OFFSET`] sentinel frames before the root's, so
+/// that a node can look six plies back without bounds checks.
 #[derive(Clone, Copy)]
 pub struct Frame {
-    pub killers: [Option<Move>; 2],
     pub static_eval: Value,
     pub current_move: Option<Move>,
     /// The (piece, destination) key of `current_move` (see `history`), None for a null move.
     pub piece_to: Option<usize>,
+    /// Whether `current_move` captured.
+    pub captured: bool,
     /// The move a singular-extension search leaves out at this ply.
     pub excluded_move: Option<Move>,
-    /// How many double extensions the path from the root to this ply made.
-    pub double_extensions: i32,
+    pub in_check: bool,
+    /// Whether the table saw this node on a principal variation (or it is on one now).
+    pub tt_pv: bool,
+    pub tt_hit: bool,
+    /// Moves searched so far at this node.
+    pub move_count: i32,
+    /// The history score of `current_move` (late move reductions and the parent's bonuses).
+    pub stat_score: i32,
+    /// How many children of the nodes at this ply cut off (reset by the grandparent).
+    pub cutoff_cnt: i32,
+    /// How much the search of `current_move` was reduced (for the child's depth adjustments).
+    pub reduction: i32,
 }
+
+/// Frames before the root's in [`Worker::stack`].
+pub const STACK_OFFSET: usize = 7;
 
 impl Default for Frame {
     fn default() -> Frame {
         Frame {
-            killers: [None; 2],
             static_eval: crate::types::VALUE_NONE,
             current_move: None,
             piece_to: None,
+            captured: false,
             excluded_move: None,
-            double_extensions: 0,
+            in_check: false,
+            tt_pv: false,
+            tt_hit: false,
+            move_count: 0,
+            stat_score: 0,
+            cutoff_cnt: 0,
+            reduction: 0,
         }
     }
 }
@@ -253,6 +274,7 @@ pub struct Worker {
     pub pos: Position,
     pub eval: Evaluator,
     pub history: super::history::History,
+    pub correction: super::correction::CorrectionHistory,
     pub root_moves: Vec<RootMove>,
     pub nodes: u64,
     pub sel_depth: i32,
@@ -261,26 +283,25 @@ pub struct Worker {
     pub pv_idx: usize,
     /// Null moves are not tried below this ply (a verification search is running above it).
     pub nmp_min_ply: i32,
+    /// Per-ply frames; the frame of ply `p` is `stack[p + STACK_OFFSET]`.
     pub stack: Vec<Frame>,
     pub pv: PvTable,
     /// The colour to move at the root (draw values are from its view).
     pub root_color: Color,
     /// The main worker's clock and deadlines; `None` for the helpers.
     pub manager: Option<SearchManager>,
-    /// Late-move reductions by [depth][move count], in 1/1024 plies (from `params`).
-    pub lmr: Box<[[i32; 64]; 64]>,
+    /// The late-move reduction factor of a depth or a move count (see [`lmr_table`]).
+    pub lmr: Vec<i32>,
+    /// The width of the root's aspiration window in the current iteration.
+    pub root_delta: i32,
 }
 
-/// The late-move reduction table: `base + ln(depth) * ln(move count) * scale`, in 1/1024 plies.
-pub fn lmr_table() -> Box<[[i32; 64]; 64]> {
-    let mut t = Box::new([[0; 64]; 64]);
-    for (d, row) in t.iter_mut().enumerate().skip(1) {
-        for (m, r) in row.iter_mut().enumerate().skip(1) {
-            let x = (d as f64).ln() * (m as f64).ln() * super::params::LmrScale() as f64;
-            *r = super::params::LmrBase() + x as i32;
-        }
-    }
-    t
+/// The late-move reduction factors: `LmrScale / 128 * ln(i)` for a depth or move count `i`; a
+/// reduction is the product of two of them (in 1/1024 plies) plus adjustments.
+pub fn lmr_table() -> Vec<i32> {
+    (0..=crate::position::MAX_MOVES)
+        .map(|i| if i == 0 { 0 } else { (super::params::LmrScale() as f64 / 128.0 * (i as f64).ln()) as i32 })
+        .collect()
 }
 
 impl Worker {
@@ -295,6 +316,7 @@ impl Worker {
             pos: Position::startpos(),
             eval: Evaluator::default(),
             history: super::history::History::try_new()?,
+            correction: super::correction::CorrectionHistory::try_new()?,
             root_moves: Vec::new(),
             nodes: 0,
             sel_depth: 0,
@@ -302,17 +324,19 @@ impl Worker {
             completed_depth: 0,
             pv_idx: 0,
             nmp_min_ply: 0,
-            stack: vec![Frame::default(); MAX_PLY as usize + 8],
+            stack: vec![Frame::default(); MAX_PLY as usize + STACK_OFFSET + 8],
             pv: PvTable::default(),
             root_color: Color::Black,
             manager: (id == 0).then(SearchManager::default),
             lmr: lmr_table(),
+            root_delta: 1,
         })
     }
 
     /// Forgets what earlier games taught (usinewgame).
     pub fn clear(&mut self) {
         self.history.clear();
+        self.correction.clear();
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 pub const POSITIONS: &str = include_str!("../../tests/data/bench.sfen");
 
 /// The depth `hayate bench` uses by default.
-pub const DEFAULT_DEPTH: i32 = 10;
+pub const DEFAULT_DEPTH: i32 = 9;
 pub const HASH_MB: usize = 16;
 
 /// The SFENs of the bench positions.
