@@ -9,7 +9,7 @@ MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
         bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows \
-        spsa test-spsa
+        spsa test-spsa clock-games test-clock
 
 all: build
 
@@ -154,6 +154,19 @@ spsa: $(SPSA_VENV)/.installed
 ## The SPSA driver's own tests (arithmetic, referee rules, fake-engine games; a second or two).
 test-spsa: $(SPSA_VENV)/.installed
 	cd tools/spsa/tests && $(abspath $(SPSA_VENV))/bin/python -m unittest
+
+## Games between two USI engines at real clocks, to check the engine's time management and compare
+## it with another engine's (tools/clock, README "Checking time management (tools/clock)"), e.g.
+## make clock-games CLOCK_ARGS="target/native/release/hayate ../peer/engine --games 10 --tc fischer:300+10"
+## Uses the SPSA tuner's Python environment (.venv/spsa: cshogi) and builds nothing.
+CLOCK_ARGS ?= --help
+
+clock-games: $(SPSA_VENV)/.installed
+	$(SPSA_VENV)/bin/python tools/clock/clock_games.py $(CLOCK_ARGS)
+
+## The clock tool's tests (clock arithmetic; games against scripted engines that take their time).
+test-clock: $(SPSA_VENV)/.installed
+	cd tools/clock/tests && $(abspath $(SPSA_VENV))/bin/python -m unittest
 
 clean:
 	$(CARGO) clean

@@ -115,10 +115,12 @@ class UsiEngine:
         assert proc.stdout is not None
         try:
             for line in proc.stdout:
-                lines.put(line.rstrip("\r\n"))
+                # Each line with the moment it was read: a clock that times an answer must not
+                # count the time the line then waits in the queue (tools/clock).
+                lines.put((time.monotonic(), line.rstrip("\r\n")))
         except (OSError, ValueError):
             pass
-        lines.put(None)  # end of output
+        lines.put((time.monotonic(), None))  # end of output
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -160,17 +162,22 @@ class UsiEngine:
 
     def read_line(self, deadline: float) -> str:
         """The next output line, or EngineError when the output ends or the deadline passes."""
+        return self.read_line_timed(deadline)[1]
+
+    def read_line_timed(self, deadline: float) -> tuple[float, str]:
+        """The next output line and the time.monotonic() at which the reader thread got it from
+        the pipe; EngineError when the output ends or the deadline passes."""
         timeout = deadline - time.monotonic()
         if timeout <= 0:
             raise EngineTimeout(f"{self.label}: no answer in time")
         try:
-            line = self.lines.get(timeout=timeout)
+            item = self.lines.get(timeout=timeout)
         except queue.Empty:
             raise EngineTimeout(f"{self.label}: no answer in time") from None
-        if line is None:
-            self.lines.put(None)  # keep reporting the end
+        if item[1] is None:
+            self.lines.put(item)  # keep reporting the end
             raise EngineError(f"{self.label}: engine exited")
-        return line
+        return item
 
     def set_option(self, name: str, value) -> None:
         self.send(f"setoption name {name} value {value}")
