@@ -247,6 +247,34 @@ impl Position {
         st.board_key ^ st.hand_key
     }
 
+    /// The key the position will have after the (pseudo-legal) move `m`, computed without making
+    /// it: the search prefetches the table entry of the child before the move is made.
+    #[inline]
+    pub fn key_after(&self, m: Move) -> u64 {
+        let us = self.side_to_move;
+        let st = self.st();
+        let to = m.to();
+        let mut board_key = st.board_key ^ zobrist::SIDE;
+        let mut hand_key = st.hand_key;
+        if m.is_drop() {
+            let pt = m.dropped_piece();
+            hand_key = hand_key.wrapping_sub(zobrist::hand(us, pt));
+            board_key ^= zobrist::psq(Piece::new(us, pt), to);
+        } else {
+            let from = m.from();
+            let Some(pc) = self.board[from.index()] else {
+                return board_key ^ hand_key;
+            };
+            if let Some(cap) = self.board[to.index()] {
+                board_key ^= zobrist::psq(cap, to);
+                hand_key = hand_key.wrapping_add(zobrist::hand(us, cap.piece_type().unpromote()));
+            }
+            let moved = if m.is_promotion() { Piece::new(us, pc.piece_type().promote()) } else { pc };
+            board_key ^= zobrist::psq(pc, from) ^ zobrist::psq(moved, to);
+        }
+        board_key ^ hand_key
+    }
+
     /// The key of the board and side to move only (hands excluded).
     #[inline(always)]
     pub fn board_key(&self) -> u64 {

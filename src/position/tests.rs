@@ -210,8 +210,10 @@ fn move_predicates_agree_with_making_the_move() {
             assert!(pos.is_pseudo_legal(m) && pos.is_legal(m), "{m} in {}", pos.to_sfen());
             let mut p = pos.clone();
             let gives = p.gives_check(m);
+            let key = p.key_after(m);
             p.do_move(m);
             assert_eq!(gives, p.in_check(), "gives_check({m}) in {}", pos.to_sfen());
+            assert_eq!(key, p.key(), "key_after({m}) in {}", pos.to_sfen());
             // Nothing leaves the mover in check.
             if let Some(k) = p.king_square(pos.side_to_move()) {
                 assert!(!p.is_attacked(p.side_to_move(), k));

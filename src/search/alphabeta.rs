@@ -494,8 +494,8 @@ impl Worker {
                     self.stack[s].current_move = Some(m);
                     self.stack[s].piece_to = Some(piece_to(self.pos.moved_piece_after(m), m.to()));
                     self.stack[s].captured = self.pos.is_capture(m);
+                    shared.tt.prefetch(self.pos.key_after(m));
                     self.pos.do_move_observed(m, &mut self.eval);
-                    shared.tt.prefetch(self.pos.key());
                     let mut value = -self.qsearch::<false>(-probcut_beta, -probcut_beta + 1, ply + 1, shared);
                     if value >= probcut_beta && probcut_depth > 0 {
                         value = -self.search::<false, false>(
@@ -707,8 +707,8 @@ impl Worker {
             self.stack[s].current_move = Some(m);
             self.stack[s].piece_to = Some(move_key);
             self.stack[s].captured = captured.is_some();
+            shared.tt.prefetch(self.pos.key_after(m));
             self.pos.do_move_observed(m, &mut self.eval);
-            shared.tt.prefetch(self.pos.key());
             new_depth += extension;
 
             // Step 17. Late move reductions: every move but the first is searched shallower
@@ -1082,8 +1082,8 @@ impl Worker {
             self.stack[s].current_move = Some(m);
             self.stack[s].piece_to = Some(piece_to(self.pos.moved_piece_after(m), m.to()));
             self.stack[s].captured = self.pos.is_capture(m);
+            shared.tt.prefetch(self.pos.key_after(m));
             self.pos.do_move_observed(m, &mut self.eval);
-            shared.tt.prefetch(self.pos.key());
             let value = -self.qsearch::<PV>(-beta, -alpha, ply + 1, shared);
             self.pos.undo_move_observed(m, &mut self.eval);
             if shared.stopped() {

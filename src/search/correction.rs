@@ -8,7 +8,7 @@
 //! two and four plies before it. Each entry stays within ±`LIMIT`; the weighted sum is scaled
 //! down to evaluation units by [`CorrectionHistory::correct`].
 
-use super::history::{mix, pawn_key, try_filled, PIECE_TO};
+use super::history::{mix, pawn_key, zeroed, Table, PIECE_TO};
 use crate::position::Position;
 use crate::types::{Color, PieceType, Value, VALUE_MATED_IN_MAX_PLY, VALUE_MATE_IN_MAX_PLY};
 
@@ -57,11 +57,11 @@ impl CorrectionKeys {
 }
 
 pub struct CorrectionHistory {
-    pawn: Vec<i16>,
-    minor: Vec<i16>,
-    non_pawn: [Vec<i16>; 2],
+    pawn: Table,
+    minor: Table,
+    non_pawn: [Table; 2],
     /// By the (piece, destination) of a move two or four plies back and of the last move.
-    continuation: Vec<i16>,
+    continuation: Table,
 }
 
 #[inline(always)]
@@ -77,10 +77,10 @@ fn update(entry: &mut i16, bonus: i32) {
 impl CorrectionHistory {
     pub fn try_new() -> Option<CorrectionHistory> {
         Some(CorrectionHistory {
-            pawn: try_filled(SIZE * 2, 0)?,
-            minor: try_filled(SIZE * 2, 0)?,
-            non_pawn: [try_filled(SIZE * 2, 0)?, try_filled(SIZE * 2, 0)?],
-            continuation: try_filled(PIECE_TO * PIECE_TO, 0)?,
+            pawn: zeroed(SIZE * 2)?,
+            minor: zeroed(SIZE * 2)?,
+            non_pawn: [zeroed(SIZE * 2)?, zeroed(SIZE * 2)?],
+            continuation: zeroed(PIECE_TO * PIECE_TO)?,
         })
     }
 

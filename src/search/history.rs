@@ -78,12 +78,15 @@ pub fn pawn_key(pos: &Position) -> u64 {
 pub type ContKeys = [Option<usize>; CONT_PLIES];
 
 pub struct History {
-    main: Vec<i16>,
-    low_ply: Vec<i16>,
-    capture: Vec<i16>,
-    continuation: Vec<i16>,
-    pawn: Vec<i16>,
+    main: Table,
+    low_ply: Table,
+    capture: Table,
+    continuation: Table,
+    pawn: Table,
 }
+
+/// A history table: zeroed entries, on large pages where possible.
+pub type Table = super::large_pages::LargeSlice<i16>;
 
 impl Default for History {
     fn default() -> History {
@@ -91,12 +94,9 @@ impl Default for History {
     }
 }
 
-/// `len` copies of `value`, or `None` when the allocator refuses the memory.
-pub fn try_filled<T: Clone>(len: usize, value: T) -> Option<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).ok()?;
-    v.resize(len, value);
-    Some(v)
+/// A zeroed table of `len` entries, or `None` when the allocator refuses the memory.
+pub fn zeroed(len: usize) -> Option<Table> {
+    Table::try_zeroed(len)
 }
 
 impl History {
@@ -104,12 +104,12 @@ impl History {
     /// history takes about 13 MB).
     pub fn try_new() -> Option<History> {
         Some(History {
-            main: try_filled(2 * FROM_TO, 0)?,
-            low_ply: try_filled(LOW_PLY * FROM_TO, 0)?,
-            capture: try_filled(PIECE_TO * PieceType::NUM, 0)?,
+            main: zeroed(2 * FROM_TO)?,
+            low_ply: zeroed(LOW_PLY * FROM_TO)?,
+            capture: zeroed(PIECE_TO * PieceType::NUM)?,
             // One more row, always zero: the row of "no previous move" (see `cont_row`).
-            continuation: try_filled((PIECE_TO + 1) * PIECE_TO, 0)?,
-            pawn: try_filled(PAWN_HISTORY_SIZE * PIECE_TO, 0)?,
+            continuation: zeroed((PIECE_TO + 1) * PIECE_TO)?,
+            pawn: zeroed(PAWN_HISTORY_SIZE * PIECE_TO)?,
         })
     }
 

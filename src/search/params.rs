@@ -130,12 +130,12 @@ params! {
     /// ProbCut: the raised beta is beta plus this (less the next when improving).
     ProbCutMargin = 224, 50, 600;
     ProbCutImproving = 61, 0, 300;
-    /// ProbCut: from this depth.
-    ProbCutMinDepth = 3, 2, 10;
+    /// ProbCut: from this depth (100: never, for measuring it).
+    ProbCutMinDepth = 3, 2, 100;
     /// ProbCut: the verification search is this much shallower.
     ProbCutReduction = 4, 2, 8;
-    /// Small ProbCut: a table lower bound this far above beta cuts at once.
-    SmallProbCutMargin = 416, 100, 1500;
+    /// Small ProbCut: a table lower bound this far above beta cuts at once (30000: never).
+    SmallProbCutMargin = 416, 100, 30000;
 
     /// Late move reductions: the table is `LmrScale / 128 * ln(i)` per factor, in 1/1024 plies.
     LmrScale = 2763, 1000, 5000;

@@ -75,6 +75,9 @@ struct Cluster {
 
 const _: () = assert!(std::mem::size_of::<Cluster>() == 64);
 
+// SAFETY: a cluster is atomics of integers, for which zero bytes are a valid (empty) value.
+unsafe impl super::large_pages::ZeroValid for Cluster {}
+
 fn pack(
     mv: Option<Move>,
     value: Value,
@@ -118,7 +121,7 @@ pub struct TtSlot {
 }
 
 pub struct TranspositionTable {
-    clusters: Vec<Cluster>,
+    clusters: super::large_pages::LargeSlice<Cluster>,
     /// Five bits; bumped once per search so old entries age.
     generation: AtomicU64,
 }
@@ -134,9 +137,7 @@ impl TranspositionTable {
     /// refuses that much memory.
     pub fn try_new(mb: usize) -> Option<TranspositionTable> {
         let n = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Cluster>()).max(1);
-        let mut clusters = Vec::new();
-        clusters.try_reserve_exact(n).ok()?;
-        clusters.resize_with(n, Cluster::default);
+        let clusters = super::large_pages::LargeSlice::try_zeroed(n)?;
         Some(TranspositionTable { clusters, generation: AtomicU64::new(0) })
     }
 
@@ -147,7 +148,7 @@ impl TranspositionTable {
 
     /// Forgets everything.
     pub fn clear(&self) {
-        for c in &self.clusters {
+        for c in self.clusters.iter() {
             for e in &c.entries {
                 e.key_xor_data.store(0, Ordering::Relaxed);
                 e.data.store(0, Ordering::Relaxed);
