@@ -281,7 +281,9 @@ impl MovePicker {
     }
 
     /// Scores the quiets `list[end_captures..]` into their keys and moves those at or above the
-    /// sorting limit (`-3560 * depth`) to the front of the range.
+    /// sorting limit (`-3560 * depth`) to the front of the range. (Out of line, like the other
+    /// stage set-ups: `next` runs at every node and must stay small in the instruction cache.)
+    #[inline(never)]
     fn score_quiets(&mut self, pos: &Position, history: &History) {
         let scorer = QuietScorer::new(pos, &self.ctx);
         let (from, end) = (self.end_captures, self.list.len());
@@ -342,6 +344,28 @@ impl MovePicker {
         self.key(i)
     }
 
+    /// Generates and orders the evasions: captures first (by the captured value), then the rest
+    /// by main and continuation history.
+    #[inline(never)]
+    fn generate_evasions(&mut self, pos: &Position, history: &History) {
+        self.list.clear();
+        generate(pos, GenType::Evasions, &mut self.list);
+        let us = pos.side_to_move();
+        let prev = self.ctx.cont_keys[0];
+        self.score_range(0, i32::MIN, |m| {
+            if pos.is_capture(m) {
+                (1 << 28) + captured_value(pos, m)
+            } else {
+                let key = piece_to(pos.moved_piece_after(m), m.to());
+                history.main(us, m) + history.continuation(prev, key)
+            }
+        });
+        self.cur = 0;
+        self.end_cur = self.list.len();
+    }
+
+    /// Generates and orders the captures and pawn promotions.
+    #[inline(never)]
     fn generate_captures(&mut self, pos: &Position, history: &History) {
         self.list.clear();
         generate(pos, GenType::CapturesProPlus, &mut self.list);
@@ -453,20 +477,7 @@ impl MovePicker {
                     self.stage = Stage::Done;
                 }
                 Stage::EvasionInit => {
-                    self.list.clear();
-                    generate(pos, GenType::Evasions, &mut self.list);
-                    let us = pos.side_to_move();
-                    let prev = self.ctx.cont_keys[0];
-                    self.score_range(0, i32::MIN, |m| {
-                        if pos.is_capture(m) {
-                            (1 << 28) + captured_value(pos, m)
-                        } else {
-                            let key = piece_to(pos.moved_piece_after(m), m.to());
-                            history.main(us, m) + history.continuation(prev, key)
-                        }
-                    });
-                    self.cur = 0;
-                    self.end_cur = self.list.len();
+                    self.generate_evasions(pos, history);
                     self.stage = Stage::Evasion;
                 }
                 Stage::Evasion | Stage::QsCapture => {
