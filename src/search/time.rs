@@ -109,8 +109,13 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
     let (mut optimum, maximum, delay, free) = if inc > 0 {
         let margin = opts.network_delay.min((remaining + inc) / 4);
         let available = (remaining + inc).saturating_sub(margin);
-        let optimum = remaining / horizon + inc * 9 / 10;
-        let maximum = available.min(remaining / 4 + inc).min(optimum * 5).max(optimum.min(available));
+        // A reserve of one increment (or what is left, when less) is never spent: with a low
+        // clock, moves that each took a quarter of it plus the increment would drain it
+        // towards nothing; this way it settles at one increment.
+        let floor = remaining.max(inc);
+        let optimum = (remaining / horizon + inc * 9 / 10).min(floor);
+        let maximum =
+            available.min(remaining / 4 + inc).min(optimum * 5).min(floor).max(optimum.min(available));
         (optimum, maximum, margin, 0)
     } else if byoyomi > 0 {
         // A margin that fits even a 100 ms byoyomi: NetworkDelay2, or a quarter of the byoyomi.
@@ -206,6 +211,24 @@ mod tests {
         assert_eq!(plan(&l, Color::Black, 1, &o).unwrap().free, 880);
         let l = Limits { infinite: true, ..limits(1000, 0, 0) };
         assert!(plan(&l, Color::Black, 1, &o).is_none());
+    }
+
+    /// With a low Fischer clock, a move never takes more than the clock holds beyond one
+    /// increment (or, below one increment, more than the increment): the clock settles instead of
+    /// draining away.
+    #[test]
+    fn fischer_keeps_a_reserve_of_one_increment() {
+        let o = TimeOptions::default();
+        for inc in [1_000u64, 2_000, 10_000] {
+            let mut clock = 30 * inc;
+            for ply in 1..200 {
+                let p = plan(&limits(clock, inc, 0), Color::Black, ply, &o).unwrap();
+                assert!(p.maximum <= clock.max(inc), "{clock} + {inc}: {p:?}");
+                // The worst case: every move runs to the maximum.
+                clock = clock + inc - p.maximum;
+                assert!(clock >= inc.min(30 * inc), "{clock} + {inc} at ply {ply}");
+            }
+        }
     }
 
     #[test]
