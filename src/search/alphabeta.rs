@@ -10,7 +10,7 @@ use super::movepick::{is_tactical, MovePicker, QuietContext};
 use super::params;
 use super::report::ScoreBound;
 use super::thread::{SharedState, Worker, STACK_OFFSET};
-use super::tt::Bound;
+use super::tt::{Bound, TtSlot};
 use crate::position::{see::SEE_PIECE_VALUE, Declaration, Repetition};
 use crate::types::{
     mate_in, mated_in, Depth, Move, PieceType, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATED_IN_MAX_PLY,
@@ -153,6 +153,25 @@ impl Worker {
             let cap = self.capture_kind(*c);
             self.history.update_capture(self.pos.moved_piece_after(*c), c.to(), cap, -malus * 1559 / 1024);
         }
+    }
+
+    /// When the side to move mates at once: the node's value, with its PV and table entry set.
+    #[inline]
+    fn mate_in_one_value<const PV: bool>(
+        &mut self,
+        ply: i32,
+        key: u64,
+        slot: TtSlot,
+        shared: &SharedState,
+    ) -> Option<Value> {
+        let m = self.pos.mate_in_one()?;
+        let v = mate_in(ply + 1);
+        if PV {
+            self.pv.clear(ply as usize + 1);
+            self.pv.update(ply as usize, m);
+        }
+        shared.tt.store(slot, key, Some(m), value_to_tt(v, ply), VALUE_NONE, MAX_PLY, Bound::Exact, PV);
+        Some(v)
     }
 
     /// Counts a node; the main thread checks its limits every `CHECK_INTERVAL` nodes.
@@ -304,22 +323,7 @@ impl Worker {
         // it finds mates that the pruning below would never look at. Only on table misses: a hit
         // already carries what an earlier visit learned, a mate in one included.
         if !ROOT && !in_check && tt_hit.is_none() && excluded.is_none() {
-            if let Some(m) = self.pos.mate_in_one() {
-                let v = mate_in(ply + 1);
-                if PV {
-                    self.pv.clear(ply as usize + 1);
-                    self.pv.update(ply as usize, m);
-                }
-                shared.tt.store(
-                    slot,
-                    key,
-                    Some(m),
-                    value_to_tt(v, ply),
-                    VALUE_NONE,
-                    MAX_PLY,
-                    Bound::Exact,
-                    PV,
-                );
+            if let Some(v) = self.mate_in_one_value::<PV>(ply, key, slot, shared) {
                 return v;
             }
         }
@@ -997,22 +1001,7 @@ impl Worker {
             } else {
                 // A mate in one by a quiet check (a drop, usually) is what a captures-only horizon
                 // misses most.
-                if let Some(m) = self.pos.mate_in_one() {
-                    let v = mate_in(ply + 1);
-                    if PV {
-                        self.pv.clear(ply as usize + 1);
-                        self.pv.update(ply as usize, m);
-                    }
-                    shared.tt.store(
-                        slot,
-                        key,
-                        Some(m),
-                        value_to_tt(v, ply),
-                        VALUE_NONE,
-                        MAX_PLY,
-                        Bound::Exact,
-                        PV,
-                    );
+                if let Some(v) = self.mate_in_one_value::<PV>(ply, key, slot, shared) {
                     return v;
                 }
                 unadjusted_eval = self.eval.evaluate(&self.pos);
