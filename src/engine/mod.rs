@@ -132,8 +132,8 @@ impl Engine {
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<&'static str, OptionError> {
         let name = self.options.set(name, value)?;
         if name == options::MULTI_PV && self.pool.is_searching() {
-            // An analysis in a GUI: the running search shows the new number of lines from its
-            // next iteration on.
+            // An analysis in a GUI: the running search starts its deepening again with the new
+            // number of lines.
             let lines = self.options.int(options::MULTI_PV) as usize;
             self.pool.control().multi_pv.store(lines, std::sync::atomic::Ordering::Relaxed);
         }

@@ -257,7 +257,7 @@ impl Worker {
             return v;
         }
         if !ROOT {
-            if shared.stopped() {
+            if self.stopped(shared) {
                 return 0;
             }
             if let Some(v) = self.rule_verdict(shared, ply) {
@@ -451,7 +451,7 @@ impl Worker {
                 let null_value =
                     -self.search::<false, false>(-beta, -beta + 1, depth - r, ply + 1, false, shared);
                 self.pos.undo_null_move_observed(&mut self.eval);
-                if shared.stopped() {
+                if self.stopped(shared) {
                     return 0;
                 }
                 if null_value >= beta && !is_win(null_value) {
@@ -512,7 +512,7 @@ impl Worker {
                         );
                     }
                     self.pos.undo_move_observed(m, &mut self.eval);
-                    if shared.stopped() {
+                    if self.stopped(shared) {
                         return 0;
                     }
                     if value >= probcut_beta {
@@ -679,7 +679,7 @@ impl Worker {
                     shared,
                 );
                 self.stack[s].excluded_move = None;
-                if shared.stopped() {
+                if self.stopped(shared) {
                     return 0;
                 }
                 if v < singular_beta {
@@ -803,7 +803,7 @@ impl Worker {
 
             // Step 19. Undo the move.
             self.pos.undo_move_observed(m, &mut self.eval);
-            if shared.stopped() {
+            if self.stopped(shared) {
                 return 0;
             }
 
@@ -957,7 +957,7 @@ impl Worker {
             self.pv.clear(ply as usize);
             self.sel_depth = self.sel_depth.max(ply + 1);
         }
-        if shared.stopped() {
+        if self.stopped(shared) {
             return 0;
         }
         let in_check = self.pos.in_check();
@@ -1075,7 +1075,7 @@ impl Worker {
             self.pos.do_move_observed(m, &mut self.eval);
             let value = -self.qsearch::<PV>(-beta, -alpha, ply + 1, shared);
             self.pos.undo_move_observed(m, &mut self.eval);
-            if shared.stopped() {
+            if self.stopped(shared) {
                 return 0;
             }
             if value > best_value {

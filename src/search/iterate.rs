@@ -57,6 +57,7 @@ impl Worker {
         self.nodes = 0;
         self.completed_depth = 0;
         self.sel_depth = 0;
+        self.restart = false;
         self.stack.iter_mut().for_each(|f| *f = super::thread::Frame::default());
         let only = &shared.limits.searchmoves;
         // The moves `searchmoves` names are all searched, the non-promotions the search leaves
@@ -64,6 +65,7 @@ impl Worker {
         let legal = MoveList::legal(&self.pos, shared.config.generate_all_moves || !only.is_empty());
         self.root_moves =
             legal.iter().filter(|m| only.is_empty() || only.contains(m)).map(|&m| RootMove::new(m)).collect();
+        self.iteration_multi_pv = shared.multi_pv().min(self.root_moves.len()).max(1);
     }
 
     #[inline]
@@ -76,10 +78,14 @@ impl Worker {
         self.manager.as_ref().expect("the main worker has the search manager").elapsed_ms()
     }
 
-    /// Main thread, every few thousand nodes: stop on the hard deadline or the node limit, and
-    /// switch from pondering to timed thinking after a ponder hit.
+    /// Main thread, every few thousand nodes: stop on the hard deadline or the node limit,
+    /// switch from pondering to timed thinking after a ponder hit, and abandon the iteration
+    /// when `MultiPV` changed (the deepening starts again with the new number of lines).
     pub(super) fn check_time(&mut self, shared: &SharedState) {
         self.publish_nodes(shared);
+        if shared.multi_pv().min(self.root_moves.len()).max(1) != self.iteration_multi_pv {
+            self.restart = true;
+        }
         if shared.control.pondering.load(Ordering::Relaxed) {
             return;
         }
@@ -100,12 +106,16 @@ impl Worker {
         let main = self.id == 0;
         let max_depth = shared.limits.depth.unwrap_or(MAX_PLY - 1).clamp(1, MAX_PLY - 1);
         let mut stop_on_ponderhit = false;
-        for depth in 1..=max_depth {
+        let mut depth = 0;
+        while depth < max_depth {
+            depth += 1;
             if shared.stopped() {
                 break;
             }
-            // Read at each iteration: a GUI may change MultiPV during an analysis.
+            // Read at each iteration: a GUI may change MultiPV during an analysis (the main
+            // worker's time checks then abandon the iteration, see `check_time`).
             let multi_pv = shared.multi_pv().clamp(1, self.root_moves.len());
+            self.iteration_multi_pv = multi_pv;
             // Lazy SMP: helpers skip some depths in a pattern of their own, so that the threads
             // spread over neighbouring depths instead of all searching the same tree.
             if !main && skips_depth(self.id, depth) {
@@ -130,7 +140,7 @@ impl Worker {
                     self.root_delta = beta - alpha;
                     let value = self.search::<true, true>(alpha, beta, depth, 0, false, shared);
                     self.root_moves[pv_idx..].sort_by_key(|r| std::cmp::Reverse(r.score));
-                    if shared.stopped() {
+                    if self.stopped(shared) {
                         break;
                     }
                     if main && (value <= alpha || value >= beta) && self.elapsed_ms() > 3000 {
@@ -146,6 +156,9 @@ impl Worker {
                     }
                     delta += delta / 2;
                 }
+                if self.restart {
+                    break;
+                }
                 self.root_moves[..=pv_idx].sort_by_key(|r| std::cmp::Reverse(r.score));
                 if main
                     && (pv_idx + 1 == multi_pv || self.elapsed_ms() > 3000)
@@ -153,6 +166,13 @@ impl Worker {
                 {
                     self.report_paced(shared, depth, pv_idx + 1);
                 }
+            }
+            if self.restart {
+                // The new number of lines from depth 1: the first reports come at once, and
+                // the table keeps what the abandoned iterations found.
+                self.restart = false;
+                depth = 0;
+                continue;
             }
             if !shared.stopped() {
                 self.completed_depth = depth;

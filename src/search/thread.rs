@@ -106,8 +106,9 @@ pub struct SearchControl {
     /// during a search. Set before, not after, so that a GUI's `isready` sent on seeing the
     /// `bestmove` can never find it unset.
     pub answered: AtomicBool,
-    /// A `MultiPV` set while the search runs (analysis in a GUI): the number of lines from the
-    /// next iteration on. 0: the one the search started with.
+    /// A `MultiPV` set while the search runs (analysis in a GUI): the main worker abandons its
+    /// iteration and deepens again from depth 1 with this number of lines. 0: the one the
+    /// search started with.
     pub multi_pv: AtomicUsize,
 }
 
@@ -294,6 +295,11 @@ pub struct Worker {
     pub lmr: Vec<i32>,
     /// The width of the root's aspiration window in the current iteration.
     pub root_delta: i32,
+    /// The number of lines the current iteration searches (main worker).
+    pub iteration_multi_pv: usize,
+    /// Main worker: the current iteration is abandoned and the deepening starts again from
+    /// depth 1, because a GUI changed `MultiPV` during an analysis.
+    pub restart: bool,
 }
 
 /// The late-move reduction factors: `LmrScale / 128 * ln(i)` for a depth or move count `i`; a
@@ -305,6 +311,13 @@ pub fn lmr_table() -> Vec<i32> {
 }
 
 impl Worker {
+    /// Whether the search must unwind: the threads were stopped, or this worker's iteration is
+    /// abandoned for a restart.
+    #[inline(always)]
+    pub fn stopped(&self, shared: &SharedState) -> bool {
+        self.restart || shared.stopped()
+    }
+
     pub fn new(id: usize) -> Worker {
         Worker::try_new(id).expect("memory for a search thread")
     }
@@ -330,6 +343,8 @@ impl Worker {
             manager: (id == 0).then(SearchManager::default),
             lmr: lmr_table(),
             root_delta: 1,
+            iteration_multi_pv: 1,
+            restart: false,
         })
     }
 
