@@ -65,7 +65,11 @@ impl Worker {
         let legal = MoveList::legal(&self.pos, shared.config.generate_all_moves || !only.is_empty());
         self.root_moves =
             legal.iter().filter(|m| only.is_empty() || only.contains(m)).map(|&m| RootMove::new(m)).collect();
-        self.iteration_multi_pv = shared.multi_pv().min(self.root_moves.len()).max(1);
+    }
+
+    /// The number of lines to search now: `MultiPV`, at most one per root move.
+    fn lines(&self, shared: &SharedState) -> usize {
+        shared.multi_pv().min(self.root_moves.len()).max(1)
     }
 
     #[inline]
@@ -83,7 +87,7 @@ impl Worker {
     /// when `MultiPV` changed (the deepening starts again with the new number of lines).
     pub(super) fn check_time(&mut self, shared: &SharedState) {
         self.publish_nodes(shared);
-        if shared.multi_pv().min(self.root_moves.len()).max(1) != self.iteration_multi_pv {
+        if self.lines(shared) != self.iteration_multi_pv {
             self.restart = true;
         }
         if shared.control.pondering.load(Ordering::Relaxed) {
@@ -114,7 +118,7 @@ impl Worker {
             }
             // Read at each iteration: a GUI may change MultiPV during an analysis (the main
             // worker's time checks then abandon the iteration, see `check_time`).
-            let multi_pv = shared.multi_pv().clamp(1, self.root_moves.len());
+            let multi_pv = self.lines(shared);
             self.iteration_multi_pv = multi_pv;
             // Lazy SMP: helpers skip some depths in a pattern of their own, so that the threads
             // spread over neighbouring depths instead of all searching the same tree.
