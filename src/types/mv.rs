@@ -111,10 +111,8 @@ impl Move {
     /// The dropped kind of a drop. Meaningless for a board move.
     #[inline(always)]
     pub const fn dropped_piece(self) -> PieceType {
-        match PieceType::from_u8(((self.0.get() >> 7) & 0x7) as u8) {
-            Some(pt) => pt,
-            None => PieceType::Pawn,
-        }
+        // Bits 7..=9 hold a hand kind (1..=7) for a drop; 0 (never a drop) reads as a pawn.
+        PieceType::from_nibble(((self.0.get() >> 7) & 0x7) as u8)
     }
 
     #[inline(always)]

@@ -65,6 +65,44 @@ impl PieceType {
     /// One past the largest kind number: the size of arrays indexed by kind.
     pub const NUM: usize = 15;
 
+    /// The kind of each 4-bit code (the kind numbers above; 0 and 15 never occur and map to a
+    /// kind only so that a masked lookup needs neither a bounds check nor a branch).
+    const OF_NIBBLE: [PieceType; 16] = {
+        let mut t = [PieceType::Pawn; 16];
+        let mut i = 1;
+        while i <= 14 {
+            t[i] = PieceType::ALL[i - 1];
+            i += 1;
+        }
+        t[15] = PieceType::Dragon;
+        t
+    };
+    /// `promote` and `unpromote` of each kind, by kind number (one load each).
+    const PROMOTED: [PieceType; 16] = {
+        let mut t = PieceType::OF_NIBBLE;
+        let mut i = 1;
+        while i <= 6 {
+            t[i] = PieceType::ALL[(i | 8) - 1];
+            i += 1;
+        }
+        t
+    };
+    const UNPROMOTED: [PieceType; 16] = {
+        let mut t = PieceType::OF_NIBBLE;
+        let mut i = 9;
+        while i <= 14 {
+            t[i] = PieceType::ALL[(i & 7) - 1];
+            i += 1;
+        }
+        t
+    };
+
+    /// The kind whose number is `n & 15`, for callers that know `n & 15` is in 1..=14.
+    #[inline(always)]
+    pub const fn from_nibble(n: u8) -> PieceType {
+        PieceType::OF_NIBBLE[(n & 15) as usize]
+    }
+
     /// The kind with this number (1..=14).
     #[inline(always)]
     pub const fn from_u8(n: u8) -> Option<PieceType> {
@@ -94,21 +132,13 @@ impl PieceType {
     /// The promoted kind; kinds that cannot promote are returned unchanged.
     #[inline(always)]
     pub const fn promote(self) -> PieceType {
-        if self.can_promote() {
-            PieceType::ALL[(self as usize | 8) - 1]
-        } else {
-            self
-        }
+        PieceType::PROMOTED[self as usize & 15]
     }
 
     /// The unpromoted kind (what a captured piece becomes in hand). King stays king.
     #[inline(always)]
     pub const fn unpromote(self) -> PieceType {
-        if self.is_promoted() {
-            PieceType::ALL[(self as usize & 7) - 1]
-        } else {
-            self
-        }
+        PieceType::UNPROMOTED[self as usize & 15]
     }
 
     /// Whether the kind moves like a gold (gold and the four promoted minor pieces).
@@ -207,10 +237,8 @@ impl Piece {
 
     #[inline(always)]
     pub const fn piece_type(self) -> PieceType {
-        match PieceType::from_u8(self.0.get() & 15) {
-            Some(pt) => pt,
-            None => unreachable!(),
-        }
+        // The low four bits are a kind number (1..=14) by construction.
+        PieceType::from_nibble(self.0.get())
     }
 
     /// The piece code (1..=30), for indexing tables.
