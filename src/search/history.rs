@@ -191,11 +191,21 @@ impl History {
         unsafe { *self.continuation.get_unchecked(row + current) as i32 }
     }
 
-    /// The main history of `m` for the side whose row starts at `base` (from
-    /// [`History::main_base`]).
+    /// The main history of the move with (origin, destination) index `ft` (from [`from_to`])
+    /// for the side whose row starts at `base` (from [`History::main_base`]).
     #[inline(always)]
-    pub fn main_at(&self, base: usize, m: Move) -> i32 {
-        self.main[base + from_to(m)] as i32
+    pub fn main_at(&self, base: usize, ft: usize) -> i32 {
+        debug_assert!(base <= FROM_TO && ft < FROM_TO);
+        // SAFETY: `main_base` gives 0 or `FROM_TO` and `from_to` is below `FROM_TO`, so the index
+        // is below `2 * FROM_TO`, the table's length.
+        unsafe { *self.main.get_unchecked(base + ft) as i32 }
+    }
+
+    /// The low-ply history of the move with (origin, destination) index `ft` at `ply`, which
+    /// must be below `LOW_PLY`.
+    #[inline(always)]
+    pub fn low_ply_at(&self, ply: usize, ft: usize) -> i32 {
+        self.low_ply[ply * FROM_TO + ft] as i32
     }
 
     #[inline(always)]
@@ -209,9 +219,17 @@ impl History {
         pawn_index(pawns)
     }
 
+    /// The pawn history of the move with key `current` in row `row` (from
+    /// [`History::pawn_row`]).
     #[inline(always)]
     pub fn pawn_at(&self, row: usize, current: usize) -> i32 {
-        self.pawn[row + current] as i32
+        debug_assert!(
+            row < PAWN_HISTORY_SIZE * PIECE_TO && row.is_multiple_of(PIECE_TO) && current < PIECE_TO
+        );
+        // SAFETY: rows come from `pawn_row` (a multiple of `PIECE_TO` below
+        // `PAWN_HISTORY_SIZE * PIECE_TO`) and keys are below `PIECE_TO`, so the index is below
+        // the table's length, `PAWN_HISTORY_SIZE * PIECE_TO`.
+        unsafe { *self.pawn.get_unchecked(row + current) as i32 }
     }
 
     /// The pawn history of a move with key `current` under the pawn structure `pawns`.

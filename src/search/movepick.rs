@@ -12,7 +12,7 @@
 //! Pawn promotions count as captures everywhere. The picker yields pseudo-legal moves; the
 //! search checks `is_legal` before making one.
 
-use super::history::{piece_to, ContKeys, History};
+use super::history::{from_to, piece_to, ContKeys, History};
 use crate::position::{generate, see::SEE_PIECE_VALUE, uninit_array, GenType, MoveList, Position, MAX_MOVES};
 use crate::types::{Move, PieceType};
 use std::mem::MaybeUninit;
@@ -135,8 +135,9 @@ impl QuietScorer {
     fn score(&self, pos: &Position, history: &History, m: Move) -> i32 {
         let pc = pos.moved_piece_after(m);
         let key = piece_to(pc, m.to());
+        let ft = from_to(m);
         let c = &self.cont;
-        let mut v = 2 * history.main_at(self.main, m) + 2 * history.pawn_at(self.pawn, key);
+        let mut v = 2 * history.main_at(self.main, ft) + 2 * history.pawn_at(self.pawn, key);
         v += history.cont_at(c[0], key)
             + history.cont_at(c[1], key)
             + history.cont_at(c[2], key)
@@ -146,7 +147,7 @@ impl QuietScorer {
             v += CHECK_BONUS;
         }
         if let Some((ply, div)) = self.low_ply {
-            v += 8 * history.low_ply(ply, m) / div;
+            v += 8 * history.low_ply_at(ply, ft) / div;
         }
         v
     }
@@ -288,21 +289,20 @@ impl MovePicker {
         let scorer = QuietScorer::new(pos, &self.ctx);
         let (from, end) = (self.end_captures, self.list.len());
         let limit = ((-3560 * self.depth) as i64) << 32;
-        let mut above = from;
-        for i in from..end {
-            let m = self.list.as_slice()[i];
-            let key = pack(scorer.score(pos, history, m), i - from, m);
+        let moves = &self.list.as_slice()[from..end];
+        let keys = &mut self.keys[from..end];
+        let mut above = 0;
+        for (i, &m) in moves.iter().enumerate() {
+            let key = pack(scorer.score(pos, history, m), i, m);
+            keys[i] = MaybeUninit::new(key);
             if key >= limit {
                 // The slot at `above` holds a key below the limit (or is `i` itself).
-                self.keys[i] = self.keys[above];
-                self.keys[above] = MaybeUninit::new(key);
+                keys.swap(above, i);
                 above += 1;
-            } else {
-                self.keys[i] = MaybeUninit::new(key);
             }
         }
         self.scored = end;
-        self.end_above = above;
+        self.end_above = from + above;
         self.quiet_picks = 0;
         self.quiets_sorted = false;
     }
