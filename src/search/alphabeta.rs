@@ -87,13 +87,21 @@ impl Worker {
     /// (after the moves 1 to 6 plies before it, weighted by distance; only 2 back when the
     /// move was made in check).
     fn update_continuations(&mut self, s: usize, key: usize, bonus: i32) {
-        const WEIGHTS: [i32; CONT_PLIES] = [1157, 648, 288, 576, 140, 441];
-        for (i, w) in WEIGHTS.iter().enumerate() {
+        let weights: [i32; CONT_PLIES] = [
+            params::HistContWeight1(),
+            params::HistContWeight2(),
+            params::HistContWeight3(),
+            params::HistContWeight4(),
+            params::HistContWeight5(),
+            params::HistContWeight6(),
+        ];
+        for (i, w) in weights.iter().enumerate() {
             if self.stack[s].in_check && i >= 2 {
                 break;
             }
             let prev = self.stack[s - 1 - i].piece_to;
-            self.history.update_continuation(prev, key, bonus * w / 1024 + if i == 0 { 88 } else { 0 });
+            let first = if i == 0 { params::HistContFirstBonus() } else { 0 };
+            self.history.update_continuation(prev, key, bonus * w / 1024 + first);
         }
     }
 
@@ -103,11 +111,15 @@ impl Worker {
         self.history.update_main(us, m, bonus);
         let ply = s - STACK_OFFSET;
         if ply < LOW_PLY {
-            self.history.update_low_ply(ply, m, bonus * 761 / 1024);
+            self.history.update_low_ply(ply, m, bonus * params::HistLowPly() / 1024);
         }
         let key = piece_to(self.pos.moved_piece_after(m), m.to());
-        self.update_continuations(s, key, bonus * 955 / 1024);
-        self.history.update_pawn(pawns, key, bonus * if bonus > 0 { 850 } else { 550 } / 1024);
+        self.update_continuations(s, key, bonus * params::HistContQuiet() / 1024);
+        self.history.update_pawn(
+            pawns,
+            key,
+            bonus * if bonus > 0 { params::HistPawnBonus() } else { params::HistPawnMalus() } / 1024,
+        );
     }
 
     /// After a node with a best move: the best move gains, the moves tried before it lose, and
@@ -125,13 +137,13 @@ impl Worker {
     ) {
         let bonus = (params::HistBonusMul() * depth - params::HistBonusOffset()).min(params::HistBonusMax())
             + params::HistBonusTtMove() * (Some(best) == tt_move) as i32
-            + self.stack[s - 1].stat_score / 32;
+            + self.stack[s - 1].stat_score / params::HistStatScoreDivisor();
         let malus = (params::HistMalusMul() * depth - params::HistMalusOffset()).min(params::HistMalusMax());
         if !is_tactical(&self.pos, best) {
-            self.update_quiet_histories(s, best, pawns, bonus * 806 / 1024);
-            let mut actual = malus * 1113 / 1024;
+            self.update_quiet_histories(s, best, pawns, bonus * params::HistBestQuiet() / 1024);
+            let mut actual = malus * params::HistQuietMalus() / 1024;
             for q in quiets.iter().flatten() {
-                actual = actual * 977 / 1024;
+                actual = actual * params::HistQuietMalusDecay() / 1024;
                 self.update_quiet_histories(s, *q, pawns, -actual);
             }
         } else {
@@ -140,18 +152,23 @@ impl Worker {
                 self.pos.moved_piece_after(best),
                 best.to(),
                 cap,
-                bonus * 1286 / 1024,
+                bonus * params::HistBestCapture() / 1024,
             );
         }
         let prev = &self.stack[s - 1];
         if let Some(prev_key) = prev.piece_to {
             if prev.move_count == 1 + prev.tt_hit as i32 && !prev.captured {
-                self.update_continuations(s - 1, prev_key, -malus * 616 / 1024);
+                self.update_continuations(s - 1, prev_key, -malus * params::HistPrevMalus() / 1024);
             }
         }
         for c in captures.iter().flatten() {
             let cap = self.capture_kind(*c);
-            self.history.update_capture(self.pos.moved_piece_after(*c), c.to(), cap, -malus * 1559 / 1024);
+            self.history.update_capture(
+                self.pos.moved_piece_after(*c),
+                c.to(),
+                cap,
+                -malus * params::HistCaptureMalus() / 1024,
+            );
         }
     }
 
@@ -304,15 +321,21 @@ impl Worker {
             && tt_value != VALUE_NONE
             && tt_depth > depth - (tt_value <= beta) as i32
             && tt_bound.includes(if tt_value >= beta { Bound::Lower } else { Bound::Upper })
-            && (cut_node == (tt_value >= beta) || depth > 5)
+            && (cut_node == (tt_value >= beta) || depth > params::TtCutNodeTypeDepth())
         {
             if let (Some(m), true) = (tt_move, tt_value >= beta) {
                 if !tt_capture {
-                    self.update_quiet_histories(s, m, pawns, (130 * depth - 71).min(1043));
+                    self.update_quiet_histories(
+                        s,
+                        m,
+                        pawns,
+                        (params::TtCutBonusMul() * depth - params::TtCutBonusOffset())
+                            .min(params::TtCutBonusMax()),
+                    );
                 }
                 if let Some(pk) = prev_key {
-                    if self.stack[s - 1].move_count <= 4 && !prior_capture {
-                        self.update_continuations(s - 1, pk, -2142);
+                    if self.stack[s - 1].move_count <= params::TtCutPrevMoves() && !prior_capture {
+                        self.update_continuations(s - 1, pk, -params::TtCutPrevMalus());
                     }
                 }
             }
@@ -380,11 +403,13 @@ impl Worker {
             let prev = self.stack[s - 1];
             if let (Some(pm), Some(pk)) = (prev.current_move, prev.piece_to) {
                 if !prev.in_check && !prior_capture && prev.static_eval != VALUE_NONE {
-                    let diff = (-(prev.static_eval + static_eval)).clamp(-214, 171) + 60;
+                    let diff = (-(prev.static_eval + static_eval))
+                        .clamp(params::EvalDiffMin(), params::EvalDiffMax())
+                        + params::EvalDiffOffset();
                     self.history.update_main(!us, pm, diff * params::EvalDiffHistory());
                     let moved = self.pos.piece_on(pm.to()).map(|p| p.piece_type());
                     if tt_hit.is_none() && moved != Some(PieceType::Pawn) && !pm.is_promotion() {
-                        self.history.update_pawn(pawns, pk, diff * 12);
+                        self.history.update_pawn(pawns, pk, diff * params::EvalDiffPawnHistory());
                     }
                 }
             }
@@ -396,10 +421,13 @@ impl Worker {
 
             // Hindsight: a child searched much shallower than it deserved gets a ply back
             // unless the opponent's position got worse; an easy one gives a ply up.
-            if prior_reduction >= 3 && !opponent_worsening {
+            if prior_reduction >= params::HindsightDeeperReduction() && !opponent_worsening {
                 depth += 1;
             }
-            if prior_reduction >= 2 && depth >= 2 && prev_eval != VALUE_NONE && static_eval + prev_eval > 173
+            if prior_reduction >= params::HindsightShallowerReduction()
+                && depth >= 2
+                && prev_eval != VALUE_NONE
+                && static_eval + prev_eval > params::HindsightShallowerMargin()
             {
                 depth -= 1;
             }
@@ -418,7 +446,7 @@ impl Worker {
                     + params::RfpOpponentWorsening() * opponent_worsening as i32)
                     * mult
                     / 1024
-                + correction.abs() / 180_600;
+                + correction.abs() / params::RfpCorrectionDivisor();
             if !tt_pv
                 && depth < params::RfpMaxDepth()
                 && eval >= beta
@@ -473,7 +501,11 @@ impl Worker {
             // Step 10. Internal iterative reductions: a node the table knows nothing about, where a
             // good move matters, is searched a ply shallower; by the next visit the table holds a
             // move to search first.
-            if !all_node && depth >= params::IirMinDepth() && tt_move.is_none() && prior_reduction <= 3 {
+            if !all_node
+                && depth >= params::IirMinDepth()
+                && tt_move.is_none()
+                && prior_reduction <= params::IirMaxPriorReduction()
+            {
                 depth -= 1;
             }
 
@@ -538,7 +570,7 @@ impl Worker {
         if !ROOT {
             let probcut_beta = beta + params::SmallProbCutMargin();
             if tt_bound.includes(Bound::Lower)
-                && tt_depth >= depth - 4
+                && tt_depth >= depth - params::SmallProbCutDepth()
                 && tt_value != VALUE_NONE
                 && tt_value >= probcut_beta
                 && !is_decisive(beta)
@@ -601,7 +633,7 @@ impl Worker {
                 if capture || gives_check {
                     let capture_history = self.history.capture(moved, m.to(), captured);
                     // Futility pruning of captures that cannot reach alpha.
-                    if !gives_check && lmr_depth < 7 {
+                    if !gives_check && lmr_depth < params::CaptureFutilityMaxDepth() {
                         let futility_value = static_eval
                             + params::CaptureFutilityBase()
                             + params::CaptureFutilityDepth() * lmr_depth
@@ -626,7 +658,7 @@ impl Worker {
                     if history < -params::HistoryPruneScale() * depth {
                         continue;
                     }
-                    history += 71 * self.history.main(us, m) / 32;
+                    history += params::HistoryLmrMain() * self.history.main(us, m) / 32;
                     lmr_depth += history / params::HistoryLmrDivisor();
                     // Futility pruning: even a generous gain would not reach alpha.
                     let futility_value = static_eval
@@ -663,7 +695,7 @@ impl Worker {
                 && tt_value != VALUE_NONE
                 && !is_decisive(tt_value)
                 && tt_bound.includes(Bound::Lower)
-                && tt_depth >= depth - 3
+                && tt_depth >= depth - params::SingularTtDepth()
             {
                 let singular_beta = tt_value
                     - (params::SingularMargin() + params::SingularTtPvMargin() * (tt_pv && !PV) as i32)
@@ -683,17 +715,17 @@ impl Worker {
                     return 0;
                 }
                 if v < singular_beta {
-                    let correction_adjustment = correction.abs() / 210_590;
+                    let correction_adjustment = correction.abs() / params::ExtCorrectionDivisor();
                     let deep = (ply > self.root_depth) as i32;
                     let double_margin = params::DoubleExtBase() + params::DoubleExtPv() * PV as i32
                         - params::DoubleExtQuiet() * !tt_capture as i32
                         - correction_adjustment
-                        - deep * 44;
+                        - deep * params::DoubleExtDeep();
                     let triple_margin = params::TripleExtBase() + params::TripleExtPv() * PV as i32
                         - params::TripleExtQuiet() * !tt_capture as i32
                         + params::TripleExtTtPv() * tt_pv as i32
                         - correction_adjustment
-                        - deep * 45;
+                        - deep * params::TripleExtDeep();
                     extension = 1
                         + (v < singular_beta - double_margin) as i32
                         + (v < singular_beta - triple_margin) as i32;
@@ -701,9 +733,9 @@ impl Worker {
                 } else if v >= beta && !is_decisive(v) {
                     return v;
                 } else if tt_value >= beta {
-                    extension = -3;
+                    extension = -params::SingularNegExt();
                 } else if cut_node {
-                    extension = -2;
+                    extension = -params::SingularNegExtCut();
                 }
             }
 
@@ -726,7 +758,7 @@ impl Worker {
             }
             r += params::LmrOffset();
             r -= move_count * params::LmrMoveCount();
-            r -= correction.abs() / 25_600;
+            r -= correction.abs() / params::LmrCorrectionDivisor();
             if cut_node {
                 r += params::LmrCutNode() + params::LmrCutNodeNoTtMove() * tt_move.is_none() as i32;
             }
@@ -753,7 +785,7 @@ impl Worker {
             self.stack[s].stat_score = stat_score;
             r -= stat_score * params::LmrStatScore() / 4096;
             if all_node {
-                r += r * params::LmrAllNode() / (256 * depth + 260);
+                r += r * params::LmrAllNode() / (256 * depth + params::LmrAllNodeOffset());
             }
 
             let mut value = -VALUE_INFINITE;
@@ -778,7 +810,7 @@ impl Worker {
                             shared,
                         );
                     }
-                    self.update_continuations(s, move_key, 1426);
+                    self.update_continuations(s, move_key, params::LmrResearchBonus());
                 }
             } else if !PV || move_count > 1 {
                 // Step 18. Full-depth null-window search when LMR is skipped (a ply or two less
@@ -843,8 +875,11 @@ impl Worker {
                         break;
                     }
                     // A new best move at a PV node: the rest can be searched a little shallower.
-                    if depth > 2 && depth < 14 && !is_decisive(value) {
-                        depth -= 2;
+                    if depth > params::PvBestMinDepth()
+                        && depth < params::PvBestMaxDepth()
+                        && !is_decisive(value)
+                    {
+                        depth -= params::PvBestReduction();
                     }
                     alpha = value;
                 }
@@ -885,22 +920,27 @@ impl Worker {
             if !prior_capture {
                 // The previous move was refuted by nothing here: it was good; reward it by how
                 // surprising that is.
-                let mut scale = -232 - prev.stat_score / 108 + (59 * depth).min(454);
-                scale += 169 * (prev.move_count > 8) as i32;
-                scale += 145 * (!in_check && best_value <= static_eval - 110) as i32;
-                scale += 154
+                let mut scale = -params::PriorBase() - prev.stat_score / params::PriorStatScoreDivisor()
+                    + (params::PriorDepthMul() * depth).min(params::PriorDepthMax());
+                scale += params::PriorLateMove() * (prev.move_count > params::PriorLateMoveCount()) as i32;
+                scale += params::PriorBelowEval()
+                    * (!in_check && best_value <= static_eval - params::PriorBelowEvalMargin()) as i32;
+                scale += params::PriorBelowPrevEval()
                     * (!prev.in_check
                         && prev.static_eval != VALUE_NONE
-                        && best_value <= -prev.static_eval - 73) as i32;
-                let scaled = (135 * depth - 80).min(1400) * scale.max(0);
-                self.update_continuations(s - 1, pk, scaled * 221 / 16384);
-                self.history.update_main(!us, pm, scaled * 235 / 32768);
+                        && best_value <= -prev.static_eval - params::PriorBelowPrevEvalMargin())
+                        as i32;
+                let scaled = (params::PriorBonusMul() * depth - params::PriorBonusOffset())
+                    .min(params::PriorBonusMax())
+                    * scale.max(0);
+                self.update_continuations(s - 1, pk, scaled * params::PriorCont() / 16384);
+                self.history.update_main(!us, pm, scaled * params::PriorMain() / 32768);
                 let moved = self.pos.piece_on(pm.to()).map(|p| p.piece_type());
                 if moved != Some(PieceType::Pawn) && !pm.is_promotion() {
-                    self.history.update_pawn(pawns, pk, scaled * 290 / 8192);
+                    self.history.update_pawn(pawns, pk, scaled * params::PriorPawn() / 8192);
                 }
             } else if let (Some(pc), Some(cap)) = (self.pos.piece_on(pm.to()), self.pos.captured_piece()) {
-                self.history.update_capture(pc, pm.to(), Some(cap.piece_type()), 1018);
+                self.history.update_capture(pc, pm.to(), Some(cap.piece_type()), params::PriorCaptureBonus());
             }
         }
         if best_value <= alpha {
@@ -937,7 +977,7 @@ impl Worker {
             let bonus = ((best_value - static_eval) * depth * per / 128)
                 .clamp(-CORRECTION_LIMIT / 4, CORRECTION_LIMIT / 4);
             let cont = self.correction_cont(s);
-            self.correction.update(&corr_keys, us, cont, bonus * 1069 / 1024);
+            self.correction.update(&corr_keys, us, cont, bonus * params::CorrBonusScale() / 1024);
         }
         best_value
     }
@@ -1049,7 +1089,7 @@ impl Worker {
             if !is_loss(best_value) {
                 if !gives_check && Some(m.to()) != prev_to && !is_loss(futility_base) {
                     // Futility: beyond the first two, and those that cannot reach alpha, go.
-                    if move_count > 2 {
+                    if move_count > params::QsFutilityMoves() {
                         continue;
                     }
                     let captured_value = self.capture_kind(m).map_or(0, |c| SEE_PIECE_VALUE[c.index()]);

@@ -9,6 +9,7 @@
 //! down to evaluation units by [`CorrectionHistory::correct`].
 
 use super::history::{mix, pawn_key, zeroed, Table, PIECE_TO};
+use super::params;
 use crate::position::Position;
 use crate::types::{Color, PieceType, Value, VALUE_MATED_IN_MAX_PLY, VALUE_MATE_IN_MAX_PLY};
 
@@ -110,9 +111,12 @@ impl CorrectionHistory {
                 two.map_or(0, |k| self.continuation[k * PIECE_TO + last] as i32)
                     + four.map_or(0, |k| self.continuation[k * PIECE_TO + last] as i32)
             }
-            _ => 8,
+            _ => params::CorrContNone(),
         };
-        12153 * p + 8620 * mi + 12355 * np + 7982 * c
+        params::CorrPawnWeight() * p
+            + params::CorrMinorWeight() * mi
+            + params::CorrNonPawnWeight() * np
+            + params::CorrContWeight() * c
     }
 
     /// Learns from a search result `bonus` (already scaled and clamped by the caller).
@@ -124,15 +128,15 @@ impl CorrectionHistory {
         bonus: i32,
     ) {
         update(&mut self.pawn[slot(keys.pawn, us)], bonus);
-        update(&mut self.minor[slot(keys.minor, us)], bonus * 153 / 128);
-        update(&mut self.non_pawn[0][slot(keys.non_pawn[0], us)], bonus * 187 / 128);
-        update(&mut self.non_pawn[1][slot(keys.non_pawn[1], us)], bonus * 187 / 128);
+        update(&mut self.minor[slot(keys.minor, us)], bonus * params::CorrMinorUpdate() / 128);
+        update(&mut self.non_pawn[0][slot(keys.non_pawn[0], us)], bonus * params::CorrNonPawnUpdate() / 128);
+        update(&mut self.non_pawn[1][slot(keys.non_pawn[1], us)], bonus * params::CorrNonPawnUpdate() / 128);
         if let (two, four, Some(last)) = cont {
             if let Some(k) = two {
-                update(&mut self.continuation[k * PIECE_TO + last], bonus * 126 / 128);
+                update(&mut self.continuation[k * PIECE_TO + last], bonus * params::CorrCont2Update() / 128);
             }
             if let Some(k) = four {
-                update(&mut self.continuation[k * PIECE_TO + last], bonus * 63 / 128);
+                update(&mut self.continuation[k * PIECE_TO + last], bonus * params::CorrCont4Update() / 128);
             }
         }
     }
@@ -155,15 +159,25 @@ mod tests {
         let pos = Position::from_sfen(STARTPOS).unwrap();
         let keys = CorrectionKeys::of(&pos);
         let mut ch = CorrectionHistory::try_new().unwrap();
-        assert_eq!(ch.value(&keys, Color::Black, (None, None, None)), 7982 * 8);
+        assert_eq!(
+            ch.value(&keys, Color::Black, (None, None, None)),
+            params::CorrContWeight() * params::CorrContNone()
+        );
         for _ in 0..100 {
             ch.update(&keys, Color::Black, (Some(3), Some(4), Some(5)), 256);
         }
         let v = ch.value(&keys, Color::Black, (Some(3), Some(4), Some(5)));
         assert!(v > 0);
-        let most = (12153 + 8620 + 2 * 12355 + 2 * 7982) * LIMIT;
+        let most = (params::CorrPawnWeight()
+            + params::CorrMinorWeight()
+            + 2 * params::CorrNonPawnWeight()
+            + 2 * params::CorrContWeight())
+            * LIMIT;
         assert!(v <= most);
-        assert_eq!(ch.value(&keys, Color::White, (None, None, None)), 7982 * 8);
+        assert_eq!(
+            ch.value(&keys, Color::White, (None, None, None)),
+            params::CorrContWeight() * params::CorrContNone()
+        );
         assert!(CorrectionHistory::correct(100, v) > 100);
         // Different structures hash apart.
         let mut other = pos.clone();

@@ -11,9 +11,10 @@
 //!
 //! "Piece" is the piece as it stands after the move (promoted if it promoted); a (piece,
 //! destination) pair is a `PieceTo` index, `piece * 81 + square`. Every table uses the gravity
-//! rule `h += bonus - h * |bonus| / D` with its own bound `D`, which keeps every entry within
-//! `±D` and lets old information fade.
+//! rule `h += bonus - h * |bonus| / D` with its own bound `D` (`HistMainMax` and the others in
+//! `params.rs`), which keeps every entry within `±D` and lets old information fade.
 
+use super::params;
 use crate::bitboard::Bitboard;
 use crate::position::Position;
 use crate::types::{Color, Move, Piece, PieceType, Square};
@@ -30,12 +31,6 @@ pub const LOW_PLY: usize = 5;
 const PAWN_HISTORY_SIZE: usize = 1024;
 /// How many plies back the continuation histories look.
 pub const CONT_PLIES: usize = 6;
-
-/// Gravity bounds of the tables.
-const MAIN_MAX: i32 = 7183;
-const CAPTURE_MAX: i32 = 10692;
-const CONTINUATION_MAX: i32 = 30000;
-const PAWN_MAX: i32 = 8192;
 
 /// The (origin, destination) index of a move.
 #[inline(always)]
@@ -128,7 +123,7 @@ impl History {
 
     #[inline(always)]
     pub fn update_main(&mut self, c: Color, m: Move, bonus: i32) {
-        gravity(&mut self.main[c.index() * FROM_TO + from_to(m)], bonus, MAIN_MAX);
+        gravity(&mut self.main[c.index() * FROM_TO + from_to(m)], bonus, params::HistMainMax());
     }
 
     /// Low-ply history of `m` at `ply` (0 beyond `LOW_PLY`).
@@ -144,7 +139,7 @@ impl History {
     #[inline(always)]
     pub fn update_low_ply(&mut self, ply: usize, m: Move, bonus: i32) {
         if ply < LOW_PLY {
-            gravity(&mut self.low_ply[ply * FROM_TO + from_to(m)], bonus, MAIN_MAX);
+            gravity(&mut self.low_ply[ply * FROM_TO + from_to(m)], bonus, params::HistMainMax());
         }
     }
 
@@ -157,7 +152,7 @@ impl History {
 
     #[inline(always)]
     pub fn update_capture(&mut self, pc: Piece, to: Square, captured: Option<PieceType>, bonus: i32) {
-        gravity(&mut self.capture[capture_index(pc, to, captured)], bonus, CAPTURE_MAX);
+        gravity(&mut self.capture[capture_index(pc, to, captured)], bonus, params::HistCaptureMax());
     }
 
     /// Continuation history of the move with key `current` after the move with key `previous`
@@ -170,7 +165,7 @@ impl History {
     #[inline(always)]
     pub fn update_continuation(&mut self, previous: Option<usize>, current: usize, bonus: i32) {
         if let Some(p) = previous {
-            gravity(&mut self.continuation[p * PIECE_TO + current], bonus, CONTINUATION_MAX);
+            gravity(&mut self.continuation[p * PIECE_TO + current], bonus, params::HistContMax());
         }
     }
 
@@ -240,7 +235,7 @@ impl History {
 
     #[inline(always)]
     pub fn update_pawn(&mut self, pawns: u64, current: usize, bonus: i32) {
-        gravity(&mut self.pawn[pawn_index(pawns) + current], bonus, PAWN_MAX);
+        gravity(&mut self.pawn[pawn_index(pawns) + current], bonus, params::HistPawnMax());
     }
 }
 
@@ -262,13 +257,13 @@ mod tests {
     fn gravity_stays_bounded() {
         let mut e = 0i16;
         for _ in 0..1000 {
-            gravity(&mut e, 50000, CONTINUATION_MAX);
+            gravity(&mut e, 50000, params::HistContMax());
         }
-        assert!(e as i32 <= CONTINUATION_MAX);
+        assert!(e as i32 <= params::HistContMax());
         for _ in 0..1000 {
-            gravity(&mut e, -50000, CONTINUATION_MAX);
+            gravity(&mut e, -50000, params::HistContMax());
         }
-        assert!(e as i32 >= -CONTINUATION_MAX);
+        assert!(e as i32 >= -params::HistContMax());
         let d = Move::from_usi("P*5e").unwrap();
         let n = Move::from_usi("1b5e").unwrap();
         assert_ne!(from_to(d), from_to(n));

@@ -13,6 +13,7 @@
 //! search checks `is_legal` before making one.
 
 use super::history::{from_to, piece_to, ContKeys, History};
+use super::params;
 use crate::position::{generate, see::SEE_PIECE_VALUE, uninit_array, GenType, MoveList, Position, MAX_MOVES};
 use crate::types::{Move, PieceType};
 use std::mem::MaybeUninit;
@@ -37,11 +38,6 @@ enum Stage {
     ProbCut,
     Done,
 }
-
-/// Quiets scored above this come before the bad captures, the rest after them.
-const GOOD_QUIET_THRESHOLD: i32 = -14000;
-/// The ordering bonus of a quiet check that does not lose material.
-const CHECK_BONUS: i32 = 16384;
 
 /// What scoring a quiet move reads besides the histories.
 #[derive(Clone, Copy)]
@@ -90,11 +86,13 @@ fn captured_value(pos: &Position, m: Move) -> i32 {
     pos.piece_on(m.to()).map_or(0, |p| SEE_PIECE_VALUE[p.piece_type().index()])
 }
 
-/// A capture's ordering score: capture history plus seven times the captured piece's value.
+/// A capture's ordering score: capture history plus `CaptureValueWeight` times the captured
+/// piece's value.
 #[inline]
 fn capture_score(pos: &Position, history: &History, m: Move) -> i32 {
     let captured = pos.piece_on(m.to()).map(|p| p.piece_type());
-    history.capture(pos.moved_piece_after(m), m.to(), captured) + 7 * captured_value(pos, m)
+    history.capture(pos.moved_piece_after(m), m.to(), captured)
+        + params::CaptureValueWeight() * captured_value(pos, m)
 }
 
 /// What scoring quiet moves reads at one node, looked up once: the rows of the histories and
@@ -130,7 +128,7 @@ impl QuietScorer {
 
     /// A quiet move's ordering score: main and pawn histories (doubled), the continuation
     /// histories of the moves 1, 2, 3, 4 and 6 plies back, the low-ply history near the root, and
-    /// a bonus for a check that does not lose material.
+    /// a bonus for a check that does not lose material (`QuietCheckBonus`, `QuietCheckSee`).
     #[inline(always)]
     fn score(&self, pos: &Position, history: &History, m: Move) -> i32 {
         let pc = pos.moved_piece_after(m);
@@ -143,11 +141,13 @@ impl QuietScorer {
             + history.cont_at(c[2], key)
             + history.cont_at(c[3], key)
             + history.cont_at(c[4], key);
-        if self.checks[pc.piece_type().index()] >> m.to().index() & 1 != 0 && pos.see_ge(m, -75) {
-            v += CHECK_BONUS;
+        if self.checks[pc.piece_type().index()] >> m.to().index() & 1 != 0
+            && pos.see_ge(m, -params::QuietCheckSee())
+        {
+            v += params::QuietCheckBonus();
         }
         if let Some((ply, div)) = self.low_ply {
-            v += 8 * history.low_ply_at(ply, ft) / div;
+            v += params::QuietLowPlyWeight() * history.low_ply_at(ply, ft) / div;
         }
         v
     }
@@ -282,13 +282,14 @@ impl MovePicker {
     }
 
     /// Scores the quiets `list[end_captures..]` into their keys and moves those at or above the
-    /// sorting limit (`-3560 * depth`) to the front of the range. (Out of line, like the other
-    /// stage set-ups: `next` runs at every node and must stay small in the instruction cache.)
+    /// sorting limit (`-QuietSortDepth * depth`) to the front of the range. (Out of line, like the
+    /// other stage set-ups: `next` runs at every node and must stay small in the instruction
+    /// cache.)
     #[inline(never)]
     fn score_quiets(&mut self, pos: &Position, history: &History) {
         let scorer = QuietScorer::new(pos, &self.ctx);
         let (from, end) = (self.end_captures, self.list.len());
-        let limit = ((-3560 * self.depth) as i64) << 32;
+        let limit = ((-params::QuietSortDepth() * self.depth) as i64) << 32;
         let moves = &self.list.as_slice()[from..end];
         let keys = &mut self.keys[from..end];
         let mut above = 0;
@@ -418,7 +419,7 @@ impl MovePicker {
                 Stage::GoodCapture => {
                     let found = self.select(|mp, i| {
                         let m = mp.list.as_slice()[i];
-                        if pos.see_ge(m, -score_of(mp.key(i)) / 18) {
+                        if pos.see_ge(m, -score_of(mp.key(i)) / params::CaptureSeeDivisor()) {
                             return true;
                         }
                         // Keep it for the bad-capture stage at the front of the list.
@@ -446,7 +447,7 @@ impl MovePicker {
                         while self.cur < self.end_generated {
                             let key = self.next_quiet_key();
                             let m = Move::from_bits(key as u16).expect("a packed move");
-                            if Some(m) != self.tt_move && score_of(key) > GOOD_QUIET_THRESHOLD {
+                            if Some(m) != self.tt_move && score_of(key) > params::GoodQuietThreshold() {
                                 return Some(m);
                             }
                         }
@@ -469,7 +470,7 @@ impl MovePicker {
                             let key = self.key(self.cur);
                             self.cur += 1;
                             let m = Move::from_bits(key as u16).expect("a packed move");
-                            if Some(m) != self.tt_move && score_of(key) <= GOOD_QUIET_THRESHOLD {
+                            if Some(m) != self.tt_move && score_of(key) <= params::GoodQuietThreshold() {
                                 return Some(m);
                             }
                         }
