@@ -77,8 +77,10 @@ params! {
     AspirationDelta = 18, 5, 60;
     /// Aspiration is used from this root depth on.
     AspirationMinDepth = 4, 1, 10;
-    /// Value of a repetition where the side to move holds strictly more in hand.
-    SuperiorValue = 600, 0, 3000;
+    /// Value of a repetition where the side to move holds strictly more in hand (the cycle won
+    /// material for it; minus this where it holds less). Large: a side losing by more than this
+    /// would otherwise throw pieces into a cycle to cap its loss at minus this.
+    SuperiorValue = 3000, 0, 20000;
     /// Soft time limit: percentage of the optimum after which no new iteration starts.
     NewIterationPercent = 60, 20, 100;
 
