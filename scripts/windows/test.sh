@@ -30,7 +30,9 @@ x86_64-w64-mingw32-gcc -O2 -shared -o "$dir/bcryptprimitives.dll" scripts/window
 printf 'MultiPV = 3\n' >"$dir/engine-options.toml"
 
 export WINEPREFIX="$root/target/windows/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="bcryptprimitives=n,b"
-[ -d "$WINEPREFIX" ] || { echo "creating the Wine prefix (once)" >&2; wineboot --init >/dev/null 2>&1 || true; }
+# A new prefix keeps wineserver busy for a while after wineboot returns; an engine started then
+# could exit before answering `usi`, so wait for the server to finish first.
+[ -d "$WINEPREFIX" ] || { echo "creating the Wine prefix (once)" >&2; wineboot --init >/dev/null 2>&1 || true; wineserver -w || true; }
 run_env=()  # extra environment for wine (a locale)
 run() { (cd "$1" && shift && timeout 300 env "${run_env[@]}" wine "$dir/hayate.exe" "$@"); }
 
