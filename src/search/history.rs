@@ -118,7 +118,7 @@ impl History {
 
     #[inline(always)]
     pub fn main(&self, c: Color, m: Move) -> i32 {
-        self.main[c.index() * FROM_TO + from_to(m)] as i32
+        self.main_at(History::main_base(c), from_to(m))
     }
 
     #[inline(always)]
@@ -130,7 +130,7 @@ impl History {
     #[inline(always)]
     pub fn low_ply(&self, ply: usize, m: Move) -> i32 {
         if ply < LOW_PLY {
-            self.low_ply[ply * FROM_TO + from_to(m)] as i32
+            self.low_ply_at(ply, from_to(m))
         } else {
             0
         }
@@ -230,7 +230,7 @@ impl History {
     /// The pawn history of a move with key `current` under the pawn structure `pawns`.
     #[inline(always)]
     pub fn pawn(&self, pawns: u64, current: usize) -> i32 {
-        self.pawn[pawn_index(pawns) + current] as i32
+        self.pawn_at(History::pawn_row(pawns), current)
     }
 
     #[inline(always)]
