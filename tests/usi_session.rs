@@ -20,6 +20,17 @@ struct Engine {
     pos: Position,
 }
 
+/// How much longer than the stated timeout a wait may take: 1 for this build's binary, 10 for an
+/// engine run through `HAYATE_USI_ENGINE` (under Wine, where starting a process takes seconds
+/// while the other tests start theirs; CI once saw a `usiok` arrive later than 2 s).
+fn slack() -> u32 {
+    if std::env::var_os("HAYATE_USI_ENGINE").is_some() {
+        10
+    } else {
+        1
+    }
+}
+
 /// The engine under test: this build's binary, or the command in `HAYATE_USI_ENGINE` (a script
 /// that runs the Windows executable under Wine, for `make test-windows`).
 fn engine_command() -> Command {
@@ -73,7 +84,9 @@ impl Engine {
     }
 
     /// Waits for a line starting with `prefix`; returns it and every line before it.
+    /// Under Wine the timeout is stretched (see `slack`).
     fn expect(&mut self, prefix: &str, timeout: Duration) -> (String, Vec<String>) {
+        let timeout = timeout * slack();
         let deadline = Instant::now() + timeout;
         let mut before = Vec::new();
         loop {
