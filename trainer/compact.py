@@ -26,6 +26,7 @@ over the king squares, which still rebuilds exactly.
                                                         a file, or of the nn.bin an .hnnc stands for)
 """
 
+import os
 import sys
 
 import numpy as np
@@ -145,8 +146,12 @@ def decode(buf):
 
 
 def write(path, net: nnbin.QuantNet, p=None):
-    with open(path, "wb") as f:
+    """Writes the compact form to `path` through a temporary file, so that a run stopped while
+    writing leaves the previous epoch's file whole."""
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
         f.write(encode(net, p))
+    os.replace(tmp, path)
 
 
 def fnv1a(data):

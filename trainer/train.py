@@ -10,8 +10,11 @@ the net keeps the search's units. The field's fixed 600 assumes YaneuraOu-like s
 searches; low-node self-play scores predict results less sharply (K ~ 1200 on Hayate's
 `tune gen` data), and a K of 600 would pull the net's evaluations towards zero. Each epoch prints the train and
 validation loss to stderr and appends them to a CSV; the checkpoint (model and optimizer) is
-rewritten after every epoch and `--resume` continues from it; the net is exported after every
-epoch, so the latest `nn.bin` is always usable.
+rewritten after every epoch and `--resume` continues from it. The net is exported after every
+epoch whose validation loss is the lowest so far (`--select best`, the default: with data of a
+million positions the net overfits after a handful of epochs, and the last epoch is not the best),
+or after every epoch (`--select last`); either way the `nn.bin` on disk is always usable.
+`--patience N` stops after N epochs without a new lowest validation loss.
 """
 
 import argparse
@@ -34,12 +37,16 @@ def parse_args(argv=None):
     p.add_argument("--data", nargs="+", required=True, help=".bin files, directories or globs")
     p.add_argument("--val-data", nargs="+", help="validation data (default: --val-fraction of --data)")
     p.add_argument("--val-fraction", type=float, default=0.05)
-    p.add_argument("--out", default="nn.bin", help="exported net (written after every epoch)")
+    p.add_argument("--out", default="nn.bin", help="exported net (see --select)")
     p.add_argument("--compact", help="also write the compact form of the net here (see trainer.compact)")
     p.add_argument("--checkpoint", help="checkpoint file (default: OUT with .ckpt)")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     p.add_argument("--csv", help="loss curve (default: OUT with .csv)")
     p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--select", choices=("best", "last"), default="best",
+                   help="export the epoch with the lowest validation loss so far, or every epoch")
+    p.add_argument("--patience", type=int, default=0,
+                   help="stop after this many epochs without a lower validation loss (0: never)")
     p.add_argument("--batch-size", type=int, default=8192)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--gamma", type=float, default=0.9, help="learning-rate factor per epoch")
@@ -69,8 +76,8 @@ def parse_args(argv=None):
             p.error("--scale must be a number or auto")
         if args.scale <= 0:
             p.error("--scale must be positive")
-    if args.batch_size < 1 or args.epochs < 0:
-        p.error("--batch-size and --epochs must be positive")
+    if args.batch_size < 1 or args.epochs < 0 or args.patience < 0:
+        p.error("--batch-size, --epochs and --patience must be positive")
     return args
 
 
@@ -159,6 +166,9 @@ def export(model, args, val: data.Positions, calib: data.Positions, log=sys.stde
 
 def main(argv=None):
     args = parse_args(argv)
+    for path in (args.out, args.compact, args.checkpoint, args.csv):
+        if path and os.path.dirname(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     device = torch.device("cuda" if args.device == "auto" and torch.cuda.is_available() else
@@ -189,6 +199,7 @@ def main(argv=None):
     opt_kw = {"fused": True} if device.type in ("cpu", "cuda") else {}
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, **opt_kw)
     start = 0
+    best, stale = math.inf, 0  # the lowest validation loss so far, epochs since it
     if args.resume:
         if not os.path.exists(args.checkpoint):
             sys.exit(f"--resume: no checkpoint at {args.checkpoint}")
@@ -196,6 +207,7 @@ def main(argv=None):
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])
         start = int(ck["epoch"])
+        best, stale = float(ck.get("best_val", math.inf)), int(ck.get("stale", 0))
         print(f"resumed from {args.checkpoint} after epoch {start}", file=log)
     elif os.path.exists(args.csv):
         os.remove(args.csv)
@@ -234,20 +246,34 @@ def main(argv=None):
         model.eval()
         train_loss = total / max(seen, 1)
         val_loss = evaluate_loss(model, val_b, args.lam, args.scale, args.batch_size)
-        diff = export(model, args, val_pos, calib)
+        # Without validation data (a NaN loss) every epoch is exported.
+        exported = args.select == "last" or math.isnan(val_loss) or val_loss < best
+        if math.isnan(val_loss):
+            pass
+        elif val_loss < best:
+            best, stale = val_loss, 0
+        else:
+            stale += 1
+        diff = export(model, args, val_pos, calib) if exported else math.nan
         torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch + 1,
-                    "args": vars(args)}, args.checkpoint + ".tmp")
+                    "best_val": best, "stale": stale, "args": vars(args)}, args.checkpoint + ".tmp")
         os.replace(args.checkpoint + ".tmp", args.checkpoint)
         rate = seen / dt if dt > 0 else math.nan
+        wrote = f"|float - quantised| {diff:.1f} cp, wrote {args.out}" if exported else \
+            f"not exported (lowest validation loss {best:.6f}, {stale} epochs ago)"
         print(f"epoch {epoch + 1}: train loss {train_loss:.6f}, validation loss {val_loss:.6f}, "
-              f"lr {lr:.2e}, {dt:.1f} s ({rate:.0f} pos/s), |float - quantised| {diff:.1f} cp, "
-              f"wrote {args.out}", file=log)
+              f"lr {lr:.2e}, {dt:.1f} s ({rate:.0f} pos/s), {wrote}", file=log)
         new = not os.path.exists(args.csv)
         with open(args.csv, "a", newline="") as f:
             w = csv.writer(f)
             if new:
-                w.writerow(["epoch", "train_loss", "val_loss", "lr", "positions", "seconds", "float_quant_cp"])
-            w.writerow([epoch + 1, f"{train_loss:.6f}", f"{val_loss:.6f}", f"{lr:.3e}", seen, f"{dt:.1f}", f"{diff:.2f}"])
+                w.writerow(["epoch", "train_loss", "val_loss", "lr", "positions", "seconds", "float_quant_cp",
+                            "exported"])
+            w.writerow([epoch + 1, f"{train_loss:.6f}", f"{val_loss:.6f}", f"{lr:.3e}", seen, f"{dt:.1f}",
+                        f"{diff:.2f}" if exported else "", int(exported)])
+        if args.patience and stale >= args.patience:
+            print(f"stopping: {stale} epochs without a lower validation loss", file=log)
+            break
     if start >= args.epochs:
         print(f"checkpoint is already at epoch {start}; nothing to do (raise --epochs)", file=log)
 

@@ -62,11 +62,11 @@ class EndToEnd(unittest.TestCase):
         return out
 
     def test_train_resume_export(self):
-        out = self.run_train("--epochs", "3")
+        out = self.run_train("--epochs", "3", "--select", "last")
         rows = read_csv(out[:-4] + ".csv")
         self.assertEqual([r["epoch"] for r in rows], ["1", "2", "3"])
         self.assertLess(float(rows[-1]["train_loss"]), float(rows[0]["train_loss"]))
-        out = self.run_train("--epochs", "5", "--resume")
+        out = self.run_train("--epochs", "5", "--resume", "--select", "last")
         rows = read_csv(out[:-4] + ".csv")
         self.assertEqual([r["epoch"] for r in rows], ["1", "2", "3", "4", "5"])
         net = nnbin.read(out)
@@ -84,6 +84,22 @@ class EndToEnd(unittest.TestCase):
         f = quant.float_eval(params, pos.bp, pos.kings, pos.stm)
         self.assertLess(np.abs(q - f).mean(), max(10.0, 0.1 * np.abs(f).mean()))
         self.assertGreater(np.corrcoef(q, f)[0, 1], 0.95)
+
+    def test_best_epoch_is_exported_and_patience_stops(self):
+        out = self.run_train("--epochs", "12", "--lr", "2e-2", "--patience", "2", "--csv",
+                             os.path.join(self.tmp.name, "best.csv"))
+        rows = read_csv(os.path.join(self.tmp.name, "best.csv"))
+        best, stale, stop = float("inf"), 0, 12
+        for i, r in enumerate(rows):
+            v = float(r["val_loss"])
+            self.assertEqual(r["exported"], "1" if v < best else "0", rows)
+            self.assertEqual(r["float_quant_cp"] != "", v < best)
+            best, stale = (v, 0) if v < best else (best, stale + 1)
+            if stale == 2:
+                stop = i + 1
+                break
+        self.assertEqual(len(rows), stop, rows)
+        self.assertTrue(os.path.exists(out))
 
     def test_torch_forward_equals_numpy_float_pass(self):
         model = Net(seed=3)
