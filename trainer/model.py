@@ -50,9 +50,25 @@ class FactorisedRows(torch.autograd.Function):
         return None, None, None, None, None, None, None
 
 
+def fake_round(x, scale, half_up=False):
+    """`x` rounded to a multiple of 1 / `scale` in the forward pass, with the gradient of the
+    identity (a straight-through estimator): training sees the engine's rounding. Halves go to
+    even as the export rounds weights (`numpy.rint`), or up as the engine's `(sum + 32) >> 6`
+    rounds a hidden activation (`half_up`; there halves are common)."""
+    r = torch.floor(x * scale + 0.5) if half_up else torch.round(x * scale)
+    return x + (r / scale - x).detach()
+
+
 class Net(torch.nn.Module):
-    def __init__(self, seed=1):
+    def __init__(self, seed=1, qat_fv_scale=None):
+        """`qat_fv_scale`: when set, the forward pass rounds what the engine's integer arithmetic
+        rounds (quantisation-aware training, for an export with this FV_SCALE): the transformer
+        outputs and hidden activations to 1/127, the hidden weights to 1/64 and the output weights
+        to the export's step (`quant.out_weight_scale`). The transformer's own weights are left
+        in float (rounding the 125,388-row table every step would cost more than the step); the
+        export's bias correction takes care of the mean of their rounding."""
         super().__init__()
+        self.qat_fv_scale = qat_fv_scale
         g = torch.Generator().manual_seed(seed)
         self.ft_w = torch.nn.Parameter(torch.zeros(NUM_FEATURES, FT_OUT))
         self.ft_p = torch.nn.Parameter(torch.randn(FE_END, FT_OUT, generator=g) * 0.01)
@@ -83,9 +99,18 @@ class Net(torch.nn.Module):
         acc = acc + self.ft_bias
         acc = acc.clamp(0.0, 1.0)
         x = torch.cat([acc[:n], acc[n:]], dim=1)
-        h1 = self.l1(x).clamp(0.0, 1.0)
-        h2 = self.l2(h1).clamp(0.0, 1.0)
-        return self.out(h2)[:, 0]
+        if self.qat_fv_scale is None:
+            h1 = self.l1(x).clamp(0.0, 1.0)
+            h2 = self.l2(h1).clamp(0.0, 1.0)
+            return self.out(h2)[:, 0]
+        one, hid = quant.ACT_ONE, quant.HIDDEN_SCALE
+        x = fake_round(x, one)
+        h1 = F.linear(x, fake_round(self.l1.weight, hid), self.l1.bias).clamp(0.0, 1.0)
+        h1 = fake_round(h1, one, half_up=True)
+        h2 = F.linear(h1, fake_round(self.l2.weight, hid), self.l2.bias).clamp(0.0, 1.0)
+        h2 = fake_round(h2, one, half_up=True)
+        w3 = fake_round(self.out.weight, quant.out_weight_scale(self.qat_fv_scale))
+        return F.linear(h2, w3, self.out.bias)[:, 0]
 
     def attach_sparse_grad(self):
         """Makes the accumulated buffers the gradients of ft_w and ft_p (before the optimizer

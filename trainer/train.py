@@ -57,6 +57,9 @@ def parse_args(argv=None):
     p.add_argument("--ft-l1", type=float, default=0.0,
                    help="L1 penalty on the king-specific transformer weights (proximal; per "
                         "step each touched weight moves lr * this towards zero)")
+    p.add_argument("--qat", action="store_true",
+                   help="quantisation-aware training: the forward pass rounds activations and layer "
+                        "weights as the engine does (see model.Net)")
     p.add_argument("--max-score", type=int, default=10000, help="drop positions with a larger |score|")
     p.add_argument("--limit", type=int, help="use at most this many records")
     p.add_argument("--fv-scale", type=int, default=nnbin.DEFAULT_FV_SCALE, help="the engine's FV_SCALE for the export")
@@ -195,7 +198,7 @@ def main(argv=None):
     train_b = Batches(train_pos, device)
     val_b = Batches(val_pos, device)
 
-    model = Net(seed=args.seed).to(device)
+    model = Net(seed=args.seed, qat_fv_scale=args.fv_scale if args.qat else None).to(device)
     opt_kw = {"fused": True} if device.type in ("cpu", "cuda") else {}
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, **opt_kw)
     start = 0

@@ -1,5 +1,6 @@
 """End to end with torch (`make test-trainer`, seconds): a few hundred positions -> train ->
-nn.bin; the torch forward pass equals the numpy float pass; the sparse gradient equals autograd's
+nn.bin; the torch forward pass equals the numpy float pass, and with quantisation-aware
+training the integer pass; the sparse gradient equals autograd's
 dense one; resuming continues the run; the exported net loads and its integer pass stays close
 to the float net."""
 
@@ -111,6 +112,32 @@ class EndToEnd(unittest.TestCase):
             z = model(*b.get(torch.arange(len(pos)))[:4]).numpy() * quant.OUT_SCALE
         f = quant.float_eval(model.float_params(), pos.bp, pos.kings, pos.stm)
         np.testing.assert_allclose(z, f, atol=1e-2)
+
+    def test_quantisation_aware_forward_equals_the_integer_net(self):
+        # With transformer weights and biases on the export's grid, the QAT forward pass rounds
+        # everything else as the engine does: on average it gives the integer net's evaluations
+        # to within a cp (an activation exactly halfway between two steps may still round the
+        # other way in float32, so single positions can differ by a few cp), where the float
+        # pass is off by about 20 cp.
+        fv = nnbin.DEFAULT_FV_SCALE
+        model = Net(seed=3, qat_fv_scale=fv)
+        with torch.no_grad():
+            model.ft_w.normal_(0, 0.02)
+            for t, step in ((model.ft_w, 127), (model.ft_p, 127), (model.ft_bias, 127),
+                            (model.l1.bias, 127 * 64), (model.l2.bias, 127 * 64),
+                            (model.out.bias, fv * quant.OUT_SCALE)):
+                t.copy_(torch.round(t * step) / step)
+            model.out.weight.mul_(4.0)  # output weights large enough for their rounding to matter
+            model.clip_(fv)
+        pos = data.load([self.data], log=None)
+        b = train.Batches(pos, torch.device("cpu"))
+        with torch.no_grad():
+            z = model(*b.get(torch.arange(len(pos)))[:4]).numpy() * quant.OUT_SCALE
+        params = model.float_params()
+        q = quant.quant_eval(quant.quantise(params, fv), pos.bp, pos.kings, pos.stm, fv)
+        f = quant.float_eval(params, pos.bp, pos.kings, pos.stm)
+        self.assertLess(np.abs(z - q).mean(), 1.5)
+        self.assertGreater(np.abs(f - q).mean(), 5 * np.abs(z - q).mean())
 
     def test_sparse_gradients_equal_autograd(self):
         torch.manual_seed(0)
