@@ -31,6 +31,11 @@ class Positions:
     def take(self, idx):
         return Positions(self.bp[idx], self.kings[idx], self.stm[idx], self.score[idx], self.result[idx])
 
+    def mirrored(self):
+        """The same positions reflected left-right (`features.mirror`)."""
+        bp, kings = features.mirror(self.bp, self.kings)
+        return Positions(bp, kings, self.stm, self.score, self.result)
+
     @staticmethod
     def concat(parts):
         return Positions(*(np.concatenate([getattr(p, f) for p in parts]) for f in Positions.FIELDS))

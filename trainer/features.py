@@ -59,9 +59,27 @@ def _flip_table():
     return f
 
 
+def _mirror_squares():
+    """MIRROR_SQ[sq]: the square reflected left-right (file f -> 10 - f, same rank)."""
+    sq = np.arange(81)
+    return (8 - sq // 9) * 9 + sq % 9
+
+
+def _mirror_table():
+    """MIRROR[bp]: the BonaPiece of the same piece on the mirrored square; hand pieces (and
+    unused numbers) map to themselves."""
+    m = np.arange(FE_END, dtype=np.int64)
+    for base in sorted(set(BOARD_BASE[1:]) - {0}):
+        for off in (0, 81):
+            m[base + off + np.arange(81)] = base + off + MIRROR_SQ
+    return m
+
+
 BOARD_BP = _board_table()
 HAND_SLOTS, HAND_BP = _hand_table()
 FLIP = _flip_table()
+MIRROR_SQ = _mirror_squares()
+MIRROR = _mirror_table()
 _SLOT_COLOR = np.array([s[0] for s in HAND_SLOTS])
 _SLOT_TYPE = np.array([s[1] for s in HAND_SLOTS])
 _SLOT_K = np.array([s[2] for s in HAND_SLOTS])
@@ -84,6 +102,14 @@ def black_bona_pieces(board, hands):
         v = cand[i][valid[i]][:PIECES]
         out[i, : len(v)] = v
     return out
+
+
+def mirror(bp, kings):
+    """The BonaPieces and king squares of the left-right mirrored positions: shogi's rules and
+    so a position's value are the same in the mirror, which doubles the training data."""
+    k = np.asarray(kings).astype(np.int64)
+    mk = np.where(k < 81, MIRROR_SQ[np.minimum(k, 80)], k).astype(np.uint8)
+    return MIRROR[np.asarray(bp).astype(np.int64)].astype(np.uint16), mk
 
 
 def king_squares(board):

@@ -57,6 +57,8 @@ def parse_args(argv=None):
     p.add_argument("--ft-l1", type=float, default=0.0,
                    help="L1 penalty on the king-specific transformer weights (proximal; per "
                         "step each touched weight moves lr * this towards zero)")
+    p.add_argument("--mirror", action="store_true",
+                   help="add every training position's left-right mirror image (validation unchanged)")
     p.add_argument("--qat", action="store_true",
                    help="quantisation-aware training: the forward pass rounds activations and layer "
                         "weights as the engine does (see model.Net)")
@@ -184,6 +186,8 @@ def main(argv=None):
         train_pos, val_pos = pos, data.load(args.val_data, args.max_score, log=log)
     else:
         train_pos, val_pos = data.split(pos, args.val_fraction, seed=args.seed)
+    if args.mirror:
+        train_pos = data.Positions.concat([train_pos, train_pos.mirrored()])
     fitted = fitted_scale(train_pos)
     if args.scale == "auto":
         args.scale = float(fitted)

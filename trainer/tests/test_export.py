@@ -56,6 +56,36 @@ def synthetic_params(seed=5):
     return p
 
 
+def mirror_sfen(text):
+    """The SFEN of the position reflected left-right: each rank's squares in reverse order."""
+    parts = text.split()
+    ranks = []
+    for row in parts[0].split("/"):
+        tokens, i = [], 0
+        while i < len(row):
+            j = i + 2 if row[i] == "+" else i + 1
+            tokens.append(row[i:j])
+            i = j
+        ranks.append("".join(reversed(tokens)))
+    return " ".join(["/".join(ranks)] + parts[1:])
+
+
+class Mirror(unittest.TestCase):
+    def test_mirrored_features_are_those_of_the_mirrored_position(self):
+        sfens = test_sfens()
+        self.assertGreater(len(sfens), 20)
+        for text in sfens:
+            got, want = [], []
+            for t, out in ((text, got), (mirror_sfen(text), want)):
+                board, hands, _ = sfen.parse(t)
+                out.append(features.black_bona_pieces(board[None], hands[None]))
+                out.append(features.king_squares(board[None]))
+            bp, kings = features.mirror(got[0], got[1])
+            self.assertEqual(sorted(bp[0].tolist()), sorted(want[0][0].tolist()), text)
+            self.assertEqual(kings.tolist(), want[1].tolist(), text)
+        self.assertEqual(features.MIRROR[features.MIRROR].tolist(), list(range(nnbin.FE_END)))
+
+
 class ExportMatchesEngine(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
