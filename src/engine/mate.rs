@@ -91,7 +91,9 @@ impl MateRunner {
                 // Free the old table before allocating the new one.
                 drop(other);
                 self.solver_mb = table_mb;
-                let (solver, mb) = memory::largest_fitting(table_mb, MateSolver::try_new);
+                // The solver runs on a thread with a deep stack: leave room for it.
+                let reserve = crate::mate::STACK_BYTES as u64;
+                let (solver, mb) = memory::largest_fitting_leaving(table_mb, reserve, MateSolver::try_new);
                 if mb < table_mb {
                     reporter.message(&memory::shrunk_message("MateHash", table_mb, mb));
                 }

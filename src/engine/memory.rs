@@ -10,7 +10,17 @@
 /// MiB that fits in the available memory and that the allocator grants; returns it with its
 /// size. Aborts when not even 1 MiB can be had (then nothing else could run either).
 pub(crate) fn largest_fitting<T>(mb: usize, make: impl Fn(usize) -> Option<T>) -> (T, usize) {
-    let limit_mb = available_bytes().map(|b| ((b / 8 * 7) >> 20) as usize);
+    largest_fitting_leaving(mb, 0, make)
+}
+
+/// [`largest_fitting`], keeping `reserve` bytes of the available memory out of the table (for
+/// the stack of the thread that will use it).
+pub(crate) fn largest_fitting_leaving<T>(
+    mb: usize,
+    reserve: u64,
+    make: impl Fn(usize) -> Option<T>,
+) -> (T, usize) {
+    let limit_mb = available_bytes().map(|b| ((b.saturating_sub(reserve) / 8 * 7) >> 20) as usize);
     largest_fitting_within(mb, limit_mb, make)
 }
 

@@ -70,7 +70,7 @@ const LINE_NODES: u64 = 2_000_000;
 /// Positions the walk of the proof tree for the line may visit.
 const AUDIT_POSITIONS: u64 = 20_000_000;
 /// Stack of the search thread (the search recurses once per ply, up to `MAX_DEPTH`).
-const STACK_BYTES: usize = 64 << 20;
+pub const STACK_BYTES: usize = 64 << 20;
 
 /// When to stop searching (besides the stop flag). Nothing set: until solved.
 #[derive(Clone, Copy, Debug, Default)]
