@@ -68,6 +68,17 @@ fn exported_net_loads_through_eval_file_and_evaluates_identically() {
     let linear = evals(&mut engine("Linear", Some(path.to_str().unwrap())), &positions);
     let auto_no_file = evals(&mut engine("Auto", None), &positions);
     std::fs::remove_file(&path).ok();
+    // The default (no EvalType set, no net file): the embedded net, with or without `isready`.
+    let mut default = Engine::new(Options::default());
+    default.set_option("EvalDir", "/nonexistent-hayate-eval-dir").unwrap();
+    let unprepared = evals(&mut default, &positions);
+    let messages = default.prepare();
+    assert!(
+        messages.iter().any(|m| m.contains(&format!("using the embedded net {}", embedded_net::NAME))),
+        "{messages:?}"
+    );
+    assert_eq!(evals(&mut default, &positions), embedded);
+    assert_eq!(unprepared, embedded);
 
     assert_eq!(embedded, from_file);
     assert_eq!(embedded, auto_file);

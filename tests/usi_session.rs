@@ -544,11 +544,11 @@ fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
     e.send("eval");
     let (v, _) = e.expect("eval = ", Duration::from_secs(2));
     assert_eq!(v, "eval = -79");
-    // A truncated file: reported, and the embedded evaluation plays.
+    // A truncated file: reported, and (EvalType Auto) the linear evaluation plays.
     e.send(&format!("setoption name EvalFile value {}", bad.display()));
     e.send("isready");
     let (_, before) = e.expect("readyok", LONG);
-    assert!(before.iter().any(|l| l.contains("using the embedded evaluation")), "{before:?}");
+    assert!(before.iter().any(|l| l.contains("using the linear evaluation")), "{before:?}");
     e.send("eval");
     let (v, _) = e.expect("eval = ", Duration::from_secs(2));
     let embedded = hayate::eval::embedded::evaluate(&hayate::position::Position::startpos());

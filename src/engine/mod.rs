@@ -170,7 +170,7 @@ impl Engine {
         }
         self.pool.wait();
         let mut messages = self.apply_resources();
-        messages.extend(self.net.load(&self.options));
+        messages.extend(self.net.load(&self.options, &self.eval_type().fallback()));
         messages.extend(self.book.load(&self.options));
         self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
         messages

@@ -51,9 +51,10 @@ impl NetSlot {
 
     /// Loads the net the options name, unless that file was the last one tried and has not
     /// changed since (same size and modification time, or still absent). Without one, or
-    /// when it cannot be used, the embedded evaluation plays. Returns what happened, for the user
-    /// (nothing when the file is the same as before).
-    pub fn load(&mut self, opts: &Options) -> Option<String> {
+    /// when it cannot be used, `fallback` plays (named in the message: the embedded net, or the
+    /// linear evaluation, as `EvalType` says). Returns what happened, for the user (nothing when
+    /// the file is the same as before).
+    pub fn load(&mut self, opts: &Options, fallback: &str) -> Option<String> {
         let path = eval_path(opts);
         let now = (path.clone(), stamp(&path));
         if self.source.as_ref() == Some(&now) {
@@ -63,9 +64,9 @@ impl NetSlot {
         let (net, message) = match Network::load(&path) {
             Ok(net) => (Some(Arc::new(net)), format!("NNUE loaded from {}", path.display())),
             Err(NnueError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                (None, format!("no NNUE file at {}: using the embedded evaluation", path.display()))
+                (None, format!("no NNUE file at {}: using {fallback}", path.display()))
             }
-            Err(e) => (None, format!("{}: {e}; using the embedded evaluation", path.display())),
+            Err(e) => (None, format!("{}: {e}; using {fallback}", path.display())),
         };
         self.net = net;
         Some(message)

@@ -39,10 +39,10 @@ impl Default for EvalType {
 }
 
 impl EvalType {
-    /// The option's default. Auto: the embedded net has not yet beaten the linear evaluation in
-    /// play (README, "The embedded net"); when a net does, this becomes `Nnue` (the bench
-    /// signature and `engine-options.toml` change with it).
-    pub const DEFAULT: EvalType = EvalType::Auto;
+    /// The option's default: `Nnue`, the net of `EvalFile`/`EvalDir` or else the embedded net,
+    /// which beats the linear evaluation in play (README, "The embedded net"). The bench
+    /// signature and `engine-options.toml` follow this value.
+    pub const DEFAULT: EvalType = EvalType::Nnue;
     /// The default's option value.
     pub const DEFAULT_NAME: &'static str = EvalType::DEFAULT.name();
 
@@ -66,6 +66,17 @@ impl EvalType {
             EvalType::Nnue => "NNUE",
             EvalType::Linear => "Linear",
             EvalType::Material => "Material",
+        }
+    }
+
+    /// What plays when no net loads from a file, for messages.
+    pub fn fallback(self) -> String {
+        match self {
+            EvalType::Nnue if nnue::embedded_net::network().is_some() => {
+                format!("the embedded net {}", nnue::embedded_net::NAME)
+            }
+            EvalType::Material => "material only".to_string(),
+            _ => "the linear evaluation".to_string(),
         }
     }
 
