@@ -253,14 +253,14 @@ def main(argv=None):
         model.eval()
         train_loss = total / max(seen, 1)
         val_loss = evaluate_loss(model, val_b, args.lam, args.scale, args.batch_size)
-        # Without validation data (a NaN loss) every epoch is exported.
-        exported = args.select == "last" or math.isnan(val_loss) or val_loss < best
-        if math.isnan(val_loss):
-            pass
-        elif val_loss < best:
+        # Without validation data (a NaN loss) every epoch is exported and none is stale.
+        no_val = math.isnan(val_loss)
+        improved = not no_val and val_loss < best
+        if improved:
             best, stale = val_loss, 0
-        else:
+        elif not no_val:
             stale += 1
+        exported = args.select == "last" or no_val or improved
         diff = export(model, args, val_pos, calib) if exported else math.nan
         torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch + 1,
                     "best_val": best, "stale": stale, "args": vars(args)}, args.checkpoint + ".tmp")
