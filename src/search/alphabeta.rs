@@ -1017,6 +1017,18 @@ impl Worker {
         {
             return tt_value;
         }
+        // A win the table holds as exact stands in PV nodes too: it is a mate in one found on an
+        // earlier visit (below), usually by a quiet check, which this search does not generate,
+        // so a PV re-search of the node would otherwise lose it.
+        if PV && tt_bound == Bound::Exact && is_win(tt_value) {
+            if let Some(m) =
+                tt_hit.and_then(|d| d.mv).filter(|&m| self.pos.is_pseudo_legal(m) && self.pos.is_legal(m))
+            {
+                self.pv.clear(ply as usize + 1);
+                self.pv.update(ply as usize, m);
+                return tt_value;
+            }
+        }
 
         // Stand pat.
         let us = self.pos.side_to_move();
