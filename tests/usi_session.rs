@@ -419,6 +419,43 @@ fn no_legal_move_resigns_and_declaration_wins() {
     e.quit();
 }
 
+/// The last `score` an `info` line before `bestmove` gave, e.g. "cp" or "mate".
+fn last_score_kind(lines: &[String]) -> String {
+    let info = lines.iter().rev().find(|l| l.starts_with("info depth")).expect("an info line");
+    let tokens: Vec<&str> = info.split_whitespace().collect();
+    let at = tokens.iter().position(|&t| t == "score").expect("a score");
+    format!("{} {}", tokens[at + 1], tokens[at + 2])
+}
+
+#[test]
+fn sfen_move_number_counts_toward_max_moves_to_draw() {
+    // Black mates at once with G*9e (tests/data/rules.tsv, max_moves_256_*): a mate on ply 256
+    // stands, while at move number 257 the game is already drawn under MaxMovesToDraw 256.
+    let board = "lS5nl/3s2+R2/p6p1/kS2Gb2p/3ppNpS1/Np3P2P/PPG1P1K2/4G4/LB5RL b GN4P2p";
+    let mut e = Engine::start();
+    e.handshake();
+    e.send("setoption name MaxMovesToDraw value 256");
+    // (number, moves after it, a mate expected)
+    let cases = [
+        ("256", "", true),
+        ("257", "", false),
+        ("255", " moves 3g2f 1d1e", false),
+        ("254", " moves 3g2f 1d1e", true),
+    ];
+    for (number, moves, mate) in cases {
+        e.send(&format!("position sfen {board} {number}{moves}"));
+        e.send("go depth 3");
+        let (_, lines) = e.expect("bestmove", LONG);
+        let score = last_score_kind(&lines);
+        if mate {
+            assert_eq!(score, "mate 1", "move number {number}{moves}");
+        } else {
+            assert!(score.starts_with("cp "), "move number {number}{moves}: a draw, not {score}");
+        }
+    }
+    e.quit();
+}
+
 /// Replays one recorded GUI session with every clock value divided by `scale`.
 fn replay(name: &str, text: &str, scale: u64) {
     let mut e = Engine::start();

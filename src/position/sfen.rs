@@ -343,9 +343,11 @@ impl Position {
     /// `position`): `startpos` or `sfen <board> <side> <hands> [<move number>]`, optionally
     /// followed by `moves <m1> <m2> ...`.
     ///
-    /// The SFEN move number is ignored for the game length (ShogiHome always sends 1): the game
-    /// ply counts the moves after `moves`, starting from 1. An illegal move stops the replay
-    /// there: the position returned is the one before it, with the move that was refused.
+    /// The game ply starts at the SFEN's move number (1 when it has none; Shogidokoro sends 1
+    /// in its consideration mode) and counts the moves after `moves`, as in YaneuraOu: a game
+    /// set up at move 250 reaches `MaxMovesToDraw` 256 six plies later. An illegal move stops
+    /// the replay there: the position returned is the one before it, with the move that was
+    /// refused.
     pub fn from_usi_args(
         tokens: &[&str],
     ) -> Result<(Position, Option<IllegalMoveInList>), PositionArgsError> {
@@ -360,7 +362,6 @@ impl Position {
             }
             other => return Err(PositionArgsError::Expected(excerpt(&other.join(" ")))),
         };
-        pos.set_game_ply(1);
         for (i, text) in moves.iter().enumerate() {
             match Move::from_usi(text) {
                 Some(m) if pos.is_legal_move(m) => pos.do_move(m),

@@ -339,7 +339,8 @@ fn usi_args_forms_seen_in_practice() {
     else {
         panic!()
     };
-    assert_eq!(p.game_ply(), 1);
+    // The move number counts (MaxMovesToDraw, time allocation), as in YaneuraOu.
+    assert_eq!(p.game_ply(), 57);
 }
 
 #[test]
