@@ -419,7 +419,7 @@ fn no_legal_move_resigns_and_declaration_wins() {
     e.quit();
 }
 
-/// The last `score` an `info` line before `bestmove` gave, e.g. "cp" or "mate".
+/// The score of the last `info depth` line among `lines`, e.g. "cp 35" or "mate 1".
 fn last_score_kind(lines: &[String]) -> String {
     let info = lines.iter().rev().find(|l| l.starts_with("info depth")).expect("an info line");
     let tokens: Vec<&str> = info.split_whitespace().collect();

@@ -1,18 +1,18 @@
-//! The net that ships inside the binary: `nets/hayate-gen3.hnnc` in the compact form
+//! The net that ships inside the binary: `nets/hayate-gen4.hnnc` in the compact form
 //! ([`super::compact`]), decoded once, at its first use, into an ordinary [`Network`]. It plays
 //! when `EvalType` is `NNUE` and no `EvalFile`/`EvalDir` net is loaded. How it was made (data,
 //! training command) is in the README, "The embedded net"; `python -m trainer.compact unpack
-//! nets/hayate-gen3.hnnc nn.bin` writes the same net as a YaneuraOu `nn.bin`.
+//! nets/hayate-gen4.hnnc nn.bin` writes the same net as a YaneuraOu `nn.bin`.
 
 use super::{compact, Network};
 use once_cell::sync::Lazy;
 use std::sync::Arc;
 
 /// The embedded net's name (its file in `nets/` without the `.hnnc`).
-pub const NAME: &str = "hayate-gen3";
+pub const NAME: &str = "hayate-gen4";
 
 /// The compact bytes of the embedded net.
-pub static BYTES: &[u8] = include_bytes!("../../../nets/hayate-gen3.hnnc");
+pub static BYTES: &[u8] = include_bytes!("../../../nets/hayate-gen4.hnnc");
 
 static NET: Lazy<Option<Arc<Network>>> = Lazy::new(|| match compact::load(BYTES) {
     Ok(net) => Some(Arc::new(net)),
@@ -45,7 +45,7 @@ mod tests {
         let bytes = compact::decode(BYTES).unwrap();
         assert_eq!(bytes.len(), super::super::network::CLASSIC_FILE_BYTES);
         // The fingerprint of the trainer's nn.bin for this net (nets/README.md).
-        let expected = include_str!("../../../nets/hayate-gen3.fnv1a").trim();
+        let expected = include_str!("../../../nets/hayate-gen4.fnv1a").trim();
         assert_eq!(format!("{:016x}", fnv1a(&bytes)), expected);
         assert!(network().is_some());
     }
