@@ -1021,9 +1021,7 @@ impl Worker {
         // earlier visit (below), usually by a quiet check, which this search does not generate,
         // so a PV re-search of the node would otherwise lose it.
         if PV && tt_bound == Bound::Exact && is_win(tt_value) {
-            if let Some(m) =
-                tt_hit.and_then(|d| d.mv).filter(|&m| self.pos.is_pseudo_legal(m) && self.pos.is_legal(m))
-            {
+            if let Some(m) = tt_hit.and_then(|d| d.mv).filter(|&m| self.pos.is_legal_move(m)) {
                 self.pv.clear(ply as usize + 1);
                 self.pv.update(ply as usize, m);
                 return tt_value;
