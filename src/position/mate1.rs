@@ -59,6 +59,32 @@ static NEAR: [Bitboard; 81] = {
     t
 };
 
+/// The squares on the king's file and the two beside it, for each king square: a lance checks
+/// (directly, promoting or not) only by moving from one of these, as it moves along its file and
+/// a promoted lance attacks no further than one file aside.
+static LANCE_NEAR: [Bitboard; 81] = {
+    let mut t = [Bitboard::from_halves(0, 0); 81];
+    let mut k = 0;
+    while k < 81 {
+        let kf = (k / 9) as i32;
+        let (mut lo, mut hi) = (0u64, 0u64);
+        let mut s: usize = 0;
+        while s < 81 {
+            if ((s / 9) as i32 - kf).abs() <= 1 {
+                if s < 63 {
+                    lo |= 1 << s;
+                } else {
+                    hi |= 1 << (s - 63);
+                }
+            }
+            s += 1;
+        }
+        t[k] = Bitboard::from_halves(lo, hi);
+        k += 1;
+    }
+    t
+};
+
 /// What every candidate of one call shares.
 struct Ctx<'a> {
     /// The king's neighbours it may step to that nothing of ours attacks now (occupancy without
@@ -199,12 +225,15 @@ impl Ctx<'_> {
         let pinned = pos.pinned(us);
         let discoverers = pos.blockers_for_king(self.them) & self.ours;
         let zone = Bitboard::promotion_zone(us);
-        // A stepping piece gives a direct check only from near the king (see `NEAR`); sliders
-        // may check from anywhere, and any piece of ours that blocks a slider may discover one.
-        let sliders = pos.bishop_sliders(us) | pos.rook_sliders(us) | pos.pieces_cp(us, PieceType::Lance);
-        let steppers_near =
-            self.ours.and_not(sliders | pos.pieces_cp(us, PieceType::King)) & NEAR[self.ksq.index()];
-        for from in self.ours & (sliders | steppers_near | discoverers) {
+        // A stepping piece gives a direct check only from near the king (see `NEAR`), a lance
+        // only from the king's file or one beside it (see `LANCE_NEAR`); bishops and rooks may
+        // check from anywhere, and any piece of ours that blocks a slider may discover one.
+        let lances = pos.pieces_cp(us, PieceType::Lance);
+        let far_sliders = pos.bishop_sliders(us) | pos.rook_sliders(us);
+        let steppers_near = self.ours.and_not(far_sliders | lances | pos.pieces_cp(us, PieceType::King))
+            & NEAR[self.ksq.index()];
+        let lances_near = lances & LANCE_NEAR[self.ksq.index()];
+        for from in self.ours & (far_sliders | lances_near | steppers_near | discoverers) {
             let pc = pos.piece_on(from).expect("an own piece");
             let pt = pc.piece_type();
             let mut dests = attacks::piece(pc, from, self.occ).and_not(self.ours);
