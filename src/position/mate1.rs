@@ -31,11 +31,8 @@ use crate::attacks;
 use crate::bitboard::{Bitboard, FILE_BB};
 use crate::types::{Color, Move, Piece, PieceType, Square};
 
-/// The squares at most two files and four ranks from each square: a stepping piece (pawn,
-/// knight, silver, gold or promoted minor, promoting or not) checks a king on the square only by
-/// moving from one of these (its check squares lie within two files and two ranks of the king, and
-/// one step covers at most one file and two ranks).
-static NEAR: [Bitboard; 81] = {
+/// For each square, the squares at most `files` files and `ranks` ranks from it.
+const fn box_table(files: i32, ranks: i32) -> [Bitboard; 81] {
     let mut t = [Bitboard::from_halves(0, 0); 81];
     let mut k = 0;
     while k < 81 {
@@ -44,7 +41,7 @@ static NEAR: [Bitboard; 81] = {
         let mut s: usize = 0;
         while s < 81 {
             let (f, r) = ((s / 9) as i32, (s % 9) as i32);
-            if (f - kf).abs() <= 2 && (r - kr).abs() <= 4 {
+            if (f - kf).abs() <= files && (r - kr).abs() <= ranks {
                 if s < 63 {
                     lo |= 1 << s;
                 } else {
@@ -57,33 +54,18 @@ static NEAR: [Bitboard; 81] = {
         k += 1;
     }
     t
-};
+}
+
+/// The squares at most two files and four ranks from each square: a stepping piece (pawn,
+/// knight, silver, gold or promoted minor, promoting or not) checks a king on the square only by
+/// moving from one of these (its check squares lie within two files and two ranks of the king, and
+/// one step covers at most one file and two ranks).
+static NEAR: [Bitboard; 81] = box_table(2, 4);
 
 /// The squares on the king's file and the two beside it, for each king square: a lance checks
 /// (directly, promoting or not) only by moving from one of these, as it moves along its file and
 /// a promoted lance attacks no further than one file aside.
-static LANCE_NEAR: [Bitboard; 81] = {
-    let mut t = [Bitboard::from_halves(0, 0); 81];
-    let mut k = 0;
-    while k < 81 {
-        let kf = (k / 9) as i32;
-        let (mut lo, mut hi) = (0u64, 0u64);
-        let mut s: usize = 0;
-        while s < 81 {
-            if ((s / 9) as i32 - kf).abs() <= 1 {
-                if s < 63 {
-                    lo |= 1 << s;
-                } else {
-                    hi |= 1 << (s - 63);
-                }
-            }
-            s += 1;
-        }
-        t[k] = Bitboard::from_halves(lo, hi);
-        k += 1;
-    }
-    t
-};
+static LANCE_NEAR: [Bitboard; 81] = box_table(1, 8);
 
 /// What every candidate of one call shares.
 struct Ctx<'a> {
