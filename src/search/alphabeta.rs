@@ -172,7 +172,8 @@ impl Worker {
         }
     }
 
-    /// When the side to move mates at once: the node's value, with its PV and table entry set.
+    /// When the side to move mates at once by a contact or knight check
+    /// ([`Position::contact_mate_in_one`]): the node's value, with its PV and table entry set.
     #[inline]
     fn mate_in_one_value<const PV: bool>(
         &mut self,
@@ -181,7 +182,7 @@ impl Worker {
         slot: TtSlot,
         shared: &SharedState,
     ) -> Option<Value> {
-        let m = self.pos.mate_in_one()?;
+        let m = self.pos.contact_mate_in_one()?;
         let v = mate_in(ply + 1);
         if PV {
             self.pv.clear(ply as usize + 1);
@@ -342,9 +343,10 @@ impl Worker {
             return tt_value;
         }
 
-        // Step 5. Mate in one. Cheap next to a search (check candidates judged on bitboards), and
-        // it finds mates that the pruning below would never look at. Only on table misses: a hit
-        // already carries what an earlier visit learned, a mate in one included.
+        // Step 5. Mate in one, by a contact or knight check (the cheap answer: mates by distant or
+        // discovered checks are rarer and left to the search). Cheap next to a search (check
+        // candidates judged on bitboards), and it finds mates that the pruning below would never
+        // look at. Only on table misses: a hit already carries what an earlier visit learned.
         if !ROOT && !in_check && tt_hit.is_none() && excluded.is_none() {
             if let Some(v) = self.mate_in_one_value::<PV>(ply, key, slot, shared) {
                 return v;
