@@ -150,8 +150,8 @@ impl Position {
 impl Ctx<'_> {
     /// The `free_now` field, computed on first need: the union of the attacks of those of our
     /// pieces that can reach a king neighbour at all (the stepping pieces and the king within two
-    /// files and ranks, knights within `NEAR`, lances within `LANCE_NEAR`, the bishops and rooks
-    /// whose empty-board lines pass a neighbour), the king lifted off the board.
+    /// files and ranks, knights within `NEAR`, lances within `LANCE_NEAR`, every bishop and rook),
+    /// the king lifted off the board.
     fn free_now(&self) -> Bitboard {
         *self.free_now.get_or_init(|| {
             let pos = self.pos;
@@ -162,14 +162,8 @@ impl Ctx<'_> {
             let lances = pos.pieces_cp(self.us, PieceType::Lance);
             let (bishops, rooks) = (pos.bishop_sliders(self.us), pos.rook_sliders(self.us));
             let steppers = self.ours.and_not(knights | lances | bishops | rooks);
-            let mut attackers = (steppers & NEAR2[k]) | (knights & NEAR[k]) | (lances & LANCE_NEAR[k]);
-            for s in bishops | rooks {
-                let lines = if bishops.contains(s) { attacks::bishop_pseudo(s) } else { Bitboard::EMPTY }
-                    | if rooks.contains(s) { attacks::rook_pseudo(s) } else { Bitboard::EMPTY };
-                if (lines & around).is_nonempty() || NEAR2[k].contains(s) {
-                    attackers.set(s);
-                }
-            }
+            let attackers =
+                (steppers & NEAR2[k]) | (knights & NEAR[k]) | (lances & LANCE_NEAR[k]) | bishops | rooks;
             let mut attacked = Bitboard::EMPTY;
             for s in attackers {
                 let pc = pos.piece_on(s).expect("an own piece");
