@@ -78,9 +78,10 @@ params! {
     /// Aspiration is used from this root depth on.
     AspirationMinDepth = 4, 1, 10;
     /// Value of a repetition where the side to move holds strictly more in hand (the cycle won
-    /// material for it; minus this where it holds less). Large: a side losing by more than this
-    /// would otherwise throw pieces into a cycle to cap its loss at minus this.
-    SuperiorValue = 3000, 0, 20000;
+    /// material for it; minus this where it holds less). The evaluation's bound
+    /// (`VALUE_EVAL_MAX`), as YaneuraOu scores them just short of its win range: with less, a
+    /// side losing by more threw pieces into a cycle to cap its loss at minus this.
+    SuperiorValue = 20000, 0, 20000;
     /// Soft time limit: percentage of the optimum after which no new iteration starts.
     NewIterationPercent = 60, 20, 100;
 
