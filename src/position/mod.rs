@@ -4,8 +4,9 @@
 //! The position knows nothing of evaluation or search. Files beside this one each add one concept
 //! as an `impl Position` block: `sfen.rs` (reading and writing SFEN, and the position that USI
 //! `position` arguments describe), `movegen.rs` (legal and staged move generation), `see.rs`
-//! (static exchange evaluation), `rules.rs` (repetition, declaration and move-limit verdicts), `packed.rs` (YaneuraOu's 256-bit packed
-//! position).
+//! (static exchange evaluation), `rules.rs` (repetition, declaration and move-limit verdicts),
+//! `packed.rs` (YaneuraOu's 256-bit packed position), `mate1.rs` (mate in one), `structure.rs`
+//! (the structure keys the search's histories are indexed by).
 
 mod mate1;
 mod movegen;
@@ -13,6 +14,7 @@ mod packed;
 mod rules;
 pub mod see;
 mod sfen;
+mod structure;
 
 pub use movegen::{
     generate, generate_legal, uninit_array, GenType, MoveCounter, MoveList, MoveSink, MoveTarget,
@@ -21,6 +23,7 @@ pub use movegen::{
 pub use packed::{PackError, PackedSfen};
 pub use rules::{Declaration, DeclarationRule, Repetition};
 pub use sfen::{IllegalMoveInList, PieceLimits, PositionArgsError, SfenError, SFEN_HAND_ORDER, STARTPOS};
+pub use structure::StructureKeys;
 
 use crate::attacks;
 use crate::bitboard::Bitboard;
@@ -54,6 +57,7 @@ impl MoveObserver for () {}
 pub struct StateInfo {
     board_key: u64,
     hand_key: u64,
+    structure: StructureKeys,
     hands: [Hand; 2],
     /// Plies since the last null move (repetition look-back stops there).
     plies_from_null: u16,
@@ -94,6 +98,7 @@ impl StateInfo {
         StateInfo {
             board_key: 0,
             hand_key: 0,
+            structure: StructureKeys::default(),
             hands: [Hand::EMPTY; 2],
             plies_from_null: 0,
             continuous_check: [0; 2],
@@ -245,6 +250,13 @@ impl Position {
     pub fn key(&self) -> u64 {
         let st = self.st();
         st.board_key ^ st.hand_key
+    }
+
+    /// The hashes of the pawns, the minor pieces and each colour's other pieces (for the
+    /// search's structure histories).
+    #[inline(always)]
+    pub fn structure_keys(&self) -> &StructureKeys {
+        &self.st().structure
     }
 
     /// The key the position will have after the (pseudo-legal) move `m`, computed without making
@@ -531,6 +543,7 @@ impl Position {
         let prev = &self.states[self.cur];
         let mut board_key = prev.board_key ^ zobrist::SIDE;
         let mut hand_key = prev.hand_key;
+        let mut structure = prev.structure;
         let mut own_hand = prev.hands[us.index()];
         let mut captured = None;
         if m.is_drop() {
@@ -539,6 +552,7 @@ impl Position {
             own_hand.remove(pt);
             hand_key = hand_key.wrapping_sub(zobrist::hand(us, pt));
             board_key ^= zobrist::psq(pc, to);
+            structure.toggle(pc, to);
             self.board[to.index()] = Some(pc);
             self.xor_bitboards(us, pt, to_bb);
         } else {
@@ -550,6 +564,7 @@ impl Position {
                 let cap_pt = cap.piece_type();
                 self.xor_bitboards(them, cap_pt, to_bb);
                 board_key ^= zobrist::psq(cap, to);
+                structure.toggle(cap, to);
                 let raw = cap_pt.unpromote();
                 own_hand.add(raw);
                 hand_key = hand_key.wrapping_add(zobrist::hand(us, raw));
@@ -570,6 +585,8 @@ impl Position {
             self.board[from.index()] = None;
             self.board[to.index()] = Some(moved);
             board_key ^= zobrist::psq(pc, from) ^ zobrist::psq(moved, to);
+            structure.toggle(pc, from);
+            structure.toggle(moved, to);
         }
         let checkers = self.checkers_after(m, direct_checks, enemy_blockers);
         self.side_to_move = them;
@@ -587,6 +604,7 @@ impl Position {
         let st = &mut self.states[self.cur];
         st.board_key = board_key;
         st.hand_key = hand_key;
+        st.structure = structure;
         st.hands[us.index()] = own_hand;
         st.hands[them.index()] = their_hand;
         st.plies_from_null = plies_from_null;
@@ -699,6 +717,7 @@ impl Position {
         let st = StateInfo {
             board_key: prev.board_key ^ zobrist::SIDE,
             hand_key: prev.hand_key,
+            structure: prev.structure,
             hands: prev.hands,
             plies_from_null: 0,
             continuous_check: prev.continuous_check,
@@ -922,13 +941,14 @@ impl Position {
         fresh.states[0].checkers = fresh.compute_checkers();
         let (a, b) = (self.st(), fresh.st());
         let cs = |p: &Position| PieceType::ALL.map(|pt| p.check_squares(pt));
-        let checks: [(&str, bool); 10] = [
+        let checks: [(&str, bool); 11] = [
             ("by_color", self.by_color == fresh.by_color),
             ("by_type", self.by_type == fresh.by_type),
             ("golds", self.golds == fresh.golds),
             ("king_square", self.king_square == fresh.king_square),
             ("board_key", a.board_key == b.board_key),
             ("hand_key", a.hand_key == b.hand_key),
+            ("structure", a.structure == b.structure),
             ("checkers", a.checkers == b.checkers),
             (
                 "blockers",
@@ -961,9 +981,13 @@ impl Position {
                 hand_key = hand_key.wrapping_add(zobrist::hand(c, pt).wrapping_mul(h.count(pt) as u64));
             }
         }
+        let structure = StructureKeys::of(
+            Square::ALL.into_iter().filter_map(|sq| self.board[sq.index()].map(|pc| (pc, sq))),
+        );
         let st = &mut self.states[self.cur];
         st.board_key = board_key;
         st.hand_key = hand_key;
+        st.structure = structure;
     }
 }
 

@@ -4,14 +4,14 @@
 //! Node types are compile-time flags (`PV`, `ROOT`). The body is written in numbered steps; the
 //! pruning and extension steps of a Stockfish-style search slot in between them.
 
-use super::correction::{CorrectionHistory, CorrectionKeys, LIMIT as CORRECTION_LIMIT};
-use super::history::{pawn_key, piece_to, ContKeys, CONT_PLIES, LOW_PLY};
+use super::correction::{CorrectionHistory, LIMIT as CORRECTION_LIMIT};
+use super::history::{piece_to, ContKeys, CONT_PLIES, LOW_PLY};
 use super::movepick::{is_tactical, MovePicker, QuietContext};
 use super::params;
 use super::report::ScoreBound;
 use super::thread::{SharedState, Worker, STACK_OFFSET};
 use super::tt::{Bound, TtSlot};
-use crate::position::{see::SEE_PIECE_VALUE, Declaration, Repetition};
+use crate::position::{see::SEE_PIECE_VALUE, Declaration, Repetition, StructureKeys};
 use crate::types::{
     mate_in, mated_in, Depth, Move, PieceType, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATED_IN_MAX_PLY,
     VALUE_MATE_IN_MAX_PLY, VALUE_NONE,
@@ -313,7 +313,7 @@ impl Worker {
         self.stack[s].tt_hit = tt_hit.is_some();
         let tt_capture = tt_move.is_some_and(|m| is_tactical(&self.pos, m));
         let us = self.pos.side_to_move();
-        let pawns = pawn_key(&self.pos);
+        let pawns = self.pos.structure_keys().pawn;
 
         // A table cut-off: a deep enough bound on the right side of the window (near the
         // horizon, only where the node type agrees with it).
@@ -356,7 +356,7 @@ impl Worker {
         // Step 6. Static evaluation, corrected by the correction history. The raw evaluation is
         // cached in the table; `eval`, used for pruning decisions, takes the table's value
         // instead where its bound says it is better.
-        let corr_keys = if in_check { CorrectionKeys::default() } else { CorrectionKeys::of(&self.pos) };
+        let corr_keys = if in_check { StructureKeys::default() } else { *self.pos.structure_keys() };
         let correction =
             if in_check { 0 } else { self.correction.value(&corr_keys, us, self.correction_cont(s)) };
         let mut improving = false;
@@ -1036,7 +1036,7 @@ impl Worker {
         let (mut best_value, futility_base) = if in_check {
             (-VALUE_INFINITE, -VALUE_INFINITE)
         } else {
-            let keys = CorrectionKeys::of(&self.pos);
+            let keys = *self.pos.structure_keys();
             let correction = self.correction.value(&keys, us, self.correction_cont(s));
             let static_eval;
             let mut best;

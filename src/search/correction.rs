@@ -2,60 +2,21 @@
 //! positions that share a feature, learned during the search and added to the static evaluation
 //! before it is used for pruning.
 //!
-//! Features (each a hash of part of the board, indexing a table per side to move): the pawns;
-//! the minor pieces (lance, knight, silver, gold and the promoted minors) of both colours; each
-//! colour's pieces other than pawns; and, as a continuation table, the last move after the moves
-//! two and four plies before it. Each entry stays within ±`LIMIT`; the weighted sum is scaled
+//! Features (each a hash of part of the board, indexing a table per side to move; see
+//! [`StructureKeys`]): the pawns; the minor pieces (lance, knight, silver, gold and the promoted
+//! minors) of both colours; each colour's pieces other than pawns; and, as a continuation table,
+//! the last move after the moves two and four plies before it. Each entry stays within ±`LIMIT`; the weighted sum is scaled
 //! down to evaluation units by [`CorrectionHistory::correct`].
 
-use super::history::{mix, pawn_key, zeroed, Table, PIECE_TO};
+use super::history::{zeroed, Table, PIECE_TO};
 use super::params;
-use crate::position::Position;
-use crate::types::{Color, PieceType, Value, VALUE_MATED_IN_MAX_PLY, VALUE_MATE_IN_MAX_PLY};
+use crate::position::StructureKeys;
+use crate::types::{Color, Value, VALUE_MATED_IN_MAX_PLY, VALUE_MATE_IN_MAX_PLY};
 
 /// Entries per structure table and side to move (a power of two).
 const SIZE: usize = 16384;
 /// Bound of every entry.
 pub const LIMIT: i32 = 1024;
-
-/// The structure hashes one position is corrected by.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CorrectionKeys {
-    pawn: u64,
-    minor: u64,
-    non_pawn: [u64; 2],
-}
-
-impl CorrectionKeys {
-    pub fn of(pos: &Position) -> CorrectionKeys {
-        let minors = |c: Color| {
-            pos.pieces_cp(c, PieceType::Lance)
-                | pos.pieces_cp(c, PieceType::Knight)
-                | pos.pieces_cp(c, PieceType::Silver)
-                | pos.golds(c)
-        };
-        let minor = mix(mix(0x2545_F491_4F6C_DD1D, minors(Color::Black)), minors(Color::White));
-        let non_pawn = |c: Color| {
-            let pieces = pos.pieces(c).and_not(pos.pieces_cp(c, PieceType::Pawn));
-            let mut h = mix(0x9E6C_63D0_676A_9A99 ^ c.index() as u64, pieces);
-            h = mix(h, pos.golds(c));
-            h = mix(h, pos.bishop_sliders(c));
-            h = mix(h, pos.rook_sliders(c));
-            h = mix(h, pos.pieces_cp(c, PieceType::Silver) | pos.pieces_cp(c, PieceType::Knight));
-            mix(h, pos.pieces_cp(c, PieceType::Knight) | pos.pieces_cp(c, PieceType::Lance))
-        };
-        CorrectionKeys {
-            pawn: pawn_key(pos),
-            minor,
-            non_pawn: [non_pawn(Color::Black), non_pawn(Color::White)],
-        }
-    }
-
-    /// The pawn structure hash (shared with the pawn history).
-    pub fn pawn(&self) -> u64 {
-        self.pawn
-    }
-}
 
 pub struct CorrectionHistory {
     pawn: Table,
@@ -98,7 +59,7 @@ impl CorrectionHistory {
     #[inline]
     pub fn value(
         &self,
-        keys: &CorrectionKeys,
+        keys: &StructureKeys,
         us: Color,
         cont: (Option<usize>, Option<usize>, Option<usize>),
     ) -> i32 {
@@ -122,7 +83,7 @@ impl CorrectionHistory {
     /// Learns from a search result `bonus` (already scaled and clamped by the caller).
     pub fn update(
         &mut self,
-        keys: &CorrectionKeys,
+        keys: &StructureKeys,
         us: Color,
         cont: (Option<usize>, Option<usize>, Option<usize>),
         bonus: i32,
@@ -152,12 +113,12 @@ impl CorrectionHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::STARTPOS;
+    use crate::position::{Position, STARTPOS};
 
     #[test]
     fn corrections_learn_and_stay_bounded() {
         let pos = Position::from_sfen(STARTPOS).unwrap();
-        let keys = CorrectionKeys::of(&pos);
+        let keys = *pos.structure_keys();
         let mut ch = CorrectionHistory::try_new().unwrap();
         assert_eq!(
             ch.value(&keys, Color::Black, (None, None, None)),
@@ -182,7 +143,7 @@ mod tests {
         // Different structures hash apart.
         let mut other = pos.clone();
         other.do_move(crate::types::Move::from_usi("7g7f").unwrap());
-        let k2 = CorrectionKeys::of(&other);
+        let k2 = *other.structure_keys();
         assert_ne!(keys.pawn, k2.pawn);
         assert_eq!(keys.minor, k2.minor);
         ch.clear();

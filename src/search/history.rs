@@ -15,8 +15,6 @@
 //! `params.rs`), which keeps every entry within `±D` and lets old information fade.
 
 use super::params;
-use crate::bitboard::Bitboard;
-use crate::position::Position;
 use crate::types::{Color, Move, Piece, PieceType, Square};
 
 /// Origins: the 81 squares, then one pseudo-origin per droppable kind.
@@ -51,21 +49,6 @@ pub fn gravity(entry: &mut i16, bonus: i32, max: i32) {
     let bonus = bonus.clamp(-max, max);
     let e = *entry as i32;
     *entry = (e + bonus - e * bonus.abs() / max) as i16;
-}
-
-/// A 64-bit mix of a bitboard (for the structure hashes of the pawn and correction histories).
-#[inline(always)]
-pub fn mix(h: u64, b: Bitboard) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let x = (h ^ b.lo()).wrapping_mul(K).rotate_left(29) ^ b.hi();
-    x.wrapping_mul(0xBF58_476D_1CE4_E5B9)
-}
-
-/// A hash of the pawns on the board (both colours).
-#[inline]
-pub fn pawn_key(pos: &Position) -> u64 {
-    let h = mix(0x5851_F42D_4C95_7F2D, pos.pieces_cp(Color::Black, PieceType::Pawn));
-    mix(h, pos.pieces_cp(Color::White, PieceType::Pawn))
 }
 
 /// The (piece, destination) keys of the moves 1 to 6 plies before a node, where there were
