@@ -11,7 +11,7 @@ use super::params;
 use super::report::ScoreBound;
 use super::thread::{SharedState, Worker, STACK_OFFSET};
 use super::tt::{Bound, TtSlot};
-use crate::position::{see::SEE_PIECE_VALUE, Declaration, Repetition, StructureKeys};
+use crate::position::{see::SEE_PIECE_VALUE, Declaration, Repetition};
 use crate::types::{
     mate_in, mated_in, Depth, Move, PieceType, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATED_IN_MAX_PLY,
     VALUE_MATE_IN_MAX_PLY, VALUE_NONE,
@@ -356,9 +356,11 @@ impl Worker {
         // Step 6. Static evaluation, corrected by the correction history. The raw evaluation is
         // cached in the table; `eval`, used for pruning decisions, takes the table's value
         // instead where its bound says it is better.
-        let corr_keys = if in_check { StructureKeys::default() } else { *self.pos.structure_keys() };
-        let correction =
-            if in_check { 0 } else { self.correction.value(&corr_keys, us, self.correction_cont(s)) };
+        let correction = if in_check {
+            0
+        } else {
+            self.correction.value(self.pos.structure_keys(), us, self.correction_cont(s))
+        };
         let mut improving = false;
         let mut opponent_worsening = false;
         let unadjusted_eval;
@@ -979,7 +981,12 @@ impl Worker {
             let bonus = ((best_value - static_eval) * depth * per / 128)
                 .clamp(-CORRECTION_LIMIT / 4, CORRECTION_LIMIT / 4);
             let cont = self.correction_cont(s);
-            self.correction.update(&corr_keys, us, cont, bonus * params::CorrBonusScale() / 1024);
+            self.correction.update(
+                self.pos.structure_keys(),
+                us,
+                cont,
+                bonus * params::CorrBonusScale() / 1024,
+            );
         }
         best_value
     }
@@ -1036,8 +1043,7 @@ impl Worker {
         let (mut best_value, futility_base) = if in_check {
             (-VALUE_INFINITE, -VALUE_INFINITE)
         } else {
-            let keys = *self.pos.structure_keys();
-            let correction = self.correction.value(&keys, us, self.correction_cont(s));
+            let correction = self.correction.value(self.pos.structure_keys(), us, self.correction_cont(s));
             let static_eval;
             let mut best;
             if let Some(d) = tt_hit {
