@@ -103,7 +103,10 @@ impl Engine {
     pub fn new(options: Options) -> Engine {
         Engine {
             pos: Position::startpos(),
-            pool: ThreadPool::new(1),
+            // The evaluation follows the options at `prepare` or `start_search`; material costs
+            // nothing to set up, so `usi` is answered before the embedded net is decoded (a
+            // sixth of a second of work, done at `isready`).
+            pool: ThreadPool::with_eval(1, EvalType::Material),
             tt: Arc::new(TranspositionTable::new(1)),
             options,
             net: NetSlot::default(),

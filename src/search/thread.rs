@@ -367,13 +367,20 @@ pub struct ThreadPool {
 }
 
 impl ThreadPool {
+    /// A pool of `threads` workers evaluating with the default evaluation (the embedded net).
     pub fn new(threads: usize) -> ThreadPool {
+        ThreadPool::with_eval(threads, EvalType::default())
+    }
+
+    /// A pool whose workers evaluate with `kind` (and the embedded net where `kind` uses a net)
+    /// until [`ThreadPool::set_network`] says otherwise.
+    pub fn with_eval(threads: usize, kind: EvalType) -> ThreadPool {
         let mut pool = ThreadPool {
             workers: Vec::new(),
             running: None,
             control: Arc::new(SearchControl::default()),
             network: None,
-            eval_type: EvalType::default(),
+            eval_type: kind,
         };
         pool.set_threads(threads);
         pool
