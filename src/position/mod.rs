@@ -818,9 +818,6 @@ impl Position {
     /// the move is possible by the rules of piece movement, drops and promotion, and, when in
     /// check, it is an evasion candidate. King safety and pins are left to [`Position::is_legal`].
     pub fn is_pseudo_legal(&self, m: Move) -> bool {
-        if m.is_null() {
-            return false;
-        }
         let us = self.side_to_move;
         let to = m.to();
         let occ = self.occupied();

@@ -463,12 +463,14 @@ impl<const N: usize> MoveSink for MoveListOf<N> {
 
     #[inline(always)]
     fn pawn_pushes(&mut self, us: Color, to: Bitboard, which: MoveTarget) {
+        // The square behind is one rank further from the pawn's far rank: the next index for
+        // black, the previous one for white (an index is file * 9 + rank).
+        let behind = match us {
+            Color::Black => 1,
+            Color::White => -1,
+        };
         for t in to {
-            let from = match us {
-                Color::Black => t.offset(0, 1),
-                Color::White => t.offset(0, -1),
-            }
-            .expect("a pawn push comes from the square behind");
+            let from = Square::ALL[t.index().wrapping_add_signed(behind)];
             self.push_promotable(us, PieceType::Pawn, from, t, t.in_promotion_zone(us), which);
         }
     }

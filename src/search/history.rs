@@ -30,11 +30,28 @@ const PAWN_HISTORY_SIZE: usize = 1024;
 /// How many plies back the continuation histories look.
 pub const CONT_PLIES: usize = 6;
 
-/// The (origin, destination) index of a move.
+/// The (origin, destination) index of a move: the origin is the square of a board move, or 80
+/// plus the kind (1..=7) of a drop.
 #[inline(always)]
 pub fn from_to(m: Move) -> usize {
-    let origin = if m.is_drop() { 80 + m.dropped_piece() as usize } else { m.from().index() };
-    origin * 81 + m.to().index()
+    if m.is_drop() {
+        from_to_drop(m.dropped_piece(), m.to())
+    } else {
+        from_to_board(m)
+    }
+}
+
+/// [`from_to`] of a board move.
+#[inline(always)]
+pub fn from_to_board(m: Move) -> usize {
+    debug_assert!(!m.is_drop());
+    m.from().index() * 81 + m.to().index()
+}
+
+/// [`from_to`] of the drop of a `pt` on `to`.
+#[inline(always)]
+pub fn from_to_drop(pt: PieceType, to: Square) -> usize {
+    (80 + pt as usize) * 81 + to.index()
 }
 
 /// The (piece, destination) index of a move by `pc` (the piece after the move) to `to`.

@@ -12,10 +12,10 @@
 //! Pawn promotions count as captures everywhere. The picker yields pseudo-legal moves; the
 //! search checks `is_legal` before making one.
 
-use super::history::{from_to, piece_to, ContKeys, History};
+use super::history::{from_to_board, from_to_drop, piece_to, ContKeys, History};
 use super::params;
 use crate::position::{generate, see::SEE_PIECE_VALUE, uninit_array, GenType, MoveList, Position, MAX_MOVES};
-use crate::types::{Move, PieceType};
+use crate::types::{Move, Piece, PieceType};
 use std::mem::MaybeUninit;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
@@ -103,18 +103,19 @@ struct QuietScorer {
     cont: [usize; 5],
     low_ply: Option<(usize, i32)>,
     /// The squares from which each kind gives check, one bit per square index (a bitboard's
-    /// halves joined), for a test without vector registers.
-    checks: [u128; PieceType::NUM],
+    /// halves joined into 128 bits, as two words), for a test without vector registers.
+    checks: [[u64; 2]; PieceType::NUM],
 }
 
 impl QuietScorer {
     fn new(pos: &Position, ctx: &QuietContext) -> QuietScorer {
         let k = &ctx.cont_keys;
-        let mut checks = [0u128; PieceType::NUM];
+        let mut checks = [[0u64; 2]; PieceType::NUM];
         for pt in PieceType::ALL {
             if pt != PieceType::King {
                 let b = pos.check_squares(pt);
-                checks[pt.index()] = b.lo() as u128 | (b.hi() as u128) << 63;
+                let joined = b.lo() as u128 | (b.hi() as u128) << 63;
+                checks[pt.index()] = [joined as u64, (joined >> 64) as u64];
             }
         }
         QuietScorer {
@@ -128,12 +129,11 @@ impl QuietScorer {
 
     /// A quiet move's ordering score: main and pawn histories (doubled), the continuation
     /// histories of the moves 1, 2, 3, 4 and 6 plies back, the low-ply history near the root, and
-    /// a bonus for a check that does not lose material (`QuietCheckBonus`, `QuietCheckSee`).
+    /// a bonus for a check that does not lose material (`QuietCheckBonus`, `QuietCheckSee`). `pc`
+    /// is the piece the move leaves on its destination; `ft` its (origin, destination) index.
     #[inline(always)]
-    fn score(&self, pos: &Position, history: &History, m: Move) -> i32 {
-        let pc = pos.moved_piece_after(m);
+    fn score(&self, pos: &Position, history: &History, m: Move, pc: Piece, ft: usize) -> i32 {
         let key = piece_to(pc, m.to());
-        let ft = from_to(m);
         let c = &self.cont;
         let mut v = 2 * history.main_at(self.main, ft) + 2 * history.pawn_at(self.pawn, key);
         v += history.cont_at(c[0], key)
@@ -141,7 +141,8 @@ impl QuietScorer {
             + history.cont_at(c[2], key)
             + history.cont_at(c[3], key)
             + history.cont_at(c[4], key);
-        if self.checks[pc.piece_type().index()] >> m.to().index() & 1 != 0
+        let to = m.to().index();
+        if self.checks[pc.piece_type().index()][to >> 6] >> (to & 63) & 1 != 0
             && pos.see_ge(m, -params::QuietCheckSee())
         {
             v += params::QuietCheckBonus();
@@ -157,6 +158,13 @@ impl QuietScorer {
 #[inline(always)]
 fn pack(score: i32, index: usize, m: Move) -> i64 {
     ((score as i64) << 32) | ((0xffff - index as i64) << 16) | m.bits() as i64
+}
+
+/// The move a key carries.
+#[inline(always)]
+fn move_of(key: i64) -> Move {
+    // SAFETY: every key is made by `pack`, whose low 16 bits are the bits of a move.
+    unsafe { Move::from_bits_unchecked(key as u16) }
 }
 
 #[inline(always)]
@@ -277,7 +285,7 @@ impl MovePicker {
         };
         partial_sort(keys, limit);
         for (i, &key) in (from..end).zip(keys.iter()) {
-            self.list.as_mut_slice()[i] = Move::from_bits(key as u16).expect("a packed move");
+            self.list.as_mut_slice()[i] = move_of(key);
         }
     }
 
@@ -293,14 +301,28 @@ impl MovePicker {
         let moves = &self.list.as_slice()[from..end];
         let keys = &mut self.keys[from..end];
         let mut above = 0;
-        for (i, &m) in moves.iter().enumerate() {
-            let key = pack(scorer.score(pos, history, m), i, m);
+        let mut put = |i: usize, m: Move, score: i32| {
+            let key = pack(score, i, m);
             keys[i] = MaybeUninit::new(key);
             if key >= limit {
                 // The slot at `above` holds a key below the limit (or is `i` itself).
                 keys.swap(above, i);
                 above += 1;
             }
+        };
+        // The generator lists the board moves before the drops: each part is scored without
+        // asking every move which it is.
+        let drops_from = moves.partition_point(|m| !m.is_drop());
+        debug_assert!(moves[drops_from..].iter().all(|m| m.is_drop()));
+        for (i, &m) in moves[..drops_from].iter().enumerate() {
+            let pc = pos.piece_on(m.from()).expect("a move starts on a piece");
+            let pc = if m.is_promotion() { pc.promoted() } else { pc };
+            put(i, m, scorer.score(pos, history, m, pc, from_to_board(m)));
+        }
+        let us = pos.side_to_move();
+        for (i, &m) in moves.iter().enumerate().skip(drops_from) {
+            let pt = m.dropped_piece();
+            put(i, m, scorer.score(pos, history, m, Piece::new(us, pt), from_to_drop(pt, m.to())));
         }
         self.scored = end;
         self.end_above = from + above;
@@ -446,7 +468,7 @@ impl MovePicker {
                     if !self.skip_quiets {
                         while self.cur < self.end_generated {
                             let key = self.next_quiet_key();
-                            let m = Move::from_bits(key as u16).expect("a packed move");
+                            let m = move_of(key);
                             if Some(m) != self.tt_move && score_of(key) > params::GoodQuietThreshold() {
                                 return Some(m);
                             }
@@ -469,7 +491,7 @@ impl MovePicker {
                         while self.cur < self.end_generated {
                             let key = self.key(self.cur);
                             self.cur += 1;
-                            let m = Move::from_bits(key as u16).expect("a packed move");
+                            let m = move_of(key);
                             if Some(m) != self.tt_move && score_of(key) <= params::GoodQuietThreshold() {
                                 return Some(m);
                             }
@@ -597,7 +619,10 @@ mod tests {
 
     #[test]
     fn partial_sort_orders_keys_above_the_limit() {
-        let mut keys: Vec<i64> = [5, -3, 9, 1, -8, 7, 0].iter().map(|&s| pack(s, 0, Move::NULL)).collect();
+        let mut keys: Vec<i64> = [5, -3, 9, 1, -8, 7, 0]
+            .iter()
+            .map(|&s| pack(s, 0, Move::drop(PieceType::Gold, crate::types::Square::Sq55)))
+            .collect();
         partial_sort(&mut keys, 0);
         let scores: Vec<i32> = keys.iter().map(|&k| score_of(k)).collect();
         assert_eq!(&scores[..5], &[9, 7, 5, 1, 0]);

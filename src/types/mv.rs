@@ -7,9 +7,8 @@
 //!                  or, for a drop, the dropped kind (1..=7)
 //! ```
 //! A board move always has `from != to` and a drop has bit 15 set, so no move encodes as zero:
-//! `Option<Move>` costs nothing extra. `Move::NULL` is a reserved pattern (from = to = 0) used only for
-//! the null move of the search; it is never legal. Invariant relied on by the accessors: bits 0..=6
-//! and 7..=13 each hold a value below 81. Use [`Move::kind`] for a checked view
+//! `Option<Move>` costs nothing extra (the search's null move is `None`). Invariant relied on by the
+//! accessors: bits 0..=6 and 7..=13 each hold a value below 81. Use [`Move::kind`] for a checked view
 //! (`MoveKind::Normal` or `MoveKind::Drop`).
 
 use super::{PieceType, Square};
@@ -30,14 +29,9 @@ const DROP: u16 = 1 << 15;
 const PROMOTE: u16 = 1 << 14;
 
 impl Move {
-    /// The null move (a pass, for null-move pruning): from = to = 1a, promote flag set. Never legal.
-    pub const NULL: Move = match NonZeroU16::new(PROMOTE) {
-        Some(n) => Move(n),
-        None => unreachable!(),
-    };
-
     #[inline(always)]
     pub const fn normal(from: Square, to: Square, promote: bool) -> Move {
+        debug_assert!(from as u8 != to as u8, "a board move goes somewhere");
         let bits = (to as u16) | ((from as u16) << 7) | if promote { PROMOTE } else { 0 };
         match NonZeroU16::new(bits) {
             Some(n) => Move(n),
@@ -74,6 +68,19 @@ impl Move {
         NonZeroU16::new(bits).map(Move)
     }
 
+    /// Rebuilds a move from bits that [`Move::bits`] returned, without the checks of
+    /// [`Move::from_bits`] (for move lists that carry moves packed with other data).
+    ///
+    /// # Safety
+    /// `bits` must be the bits of a `Move`: the accessors rely on its invariants (see the module
+    /// docs) without checking them.
+    #[inline(always)]
+    pub const unsafe fn from_bits_unchecked(bits: u16) -> Move {
+        debug_assert!(bits != 0);
+        // SAFETY: the bits of a move are never zero (see the module docs), as the caller promises.
+        Move(unsafe { NonZeroU16::new_unchecked(bits) })
+    }
+
     #[inline(always)]
     pub const fn bits(self) -> u16 {
         self.0.get()
@@ -92,12 +99,7 @@ impl Move {
 
     #[inline(always)]
     pub const fn is_promotion(self) -> bool {
-        self.0.get() & PROMOTE != 0 && !self.is_null()
-    }
-
-    #[inline(always)]
-    pub const fn is_null(self) -> bool {
-        self.0.get() == PROMOTE
+        self.0.get() & PROMOTE != 0
     }
 
     /// The origin square of a board move. Meaningless for a drop (see [`Move::kind`]).
@@ -156,9 +158,6 @@ impl Move {
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_null() {
-            return f.write_str("null");
-        }
         match self.kind() {
             MoveKind::Drop { piece, to } => write!(f, "{}*{}", piece.sfen(), to),
             MoveKind::Normal { from, to, promote } => {
@@ -189,6 +188,8 @@ mod tests {
             let m = Move::from_usi(s).unwrap();
             assert_eq!(m.to_usi(), s);
             assert_eq!(Move::from_bits(m.bits()), Some(m));
+            // SAFETY: the bits of a move.
+            assert_eq!(unsafe { Move::from_bits_unchecked(m.bits()) }, m);
         }
         for bad in ["", "7g7g", "K*5e", "p*5e", "P*5j", "7g7f=", "7g7f++", "P*5e+", "0a1a", "7g"] {
             assert_eq!(Move::from_usi(bad), None, "{bad}");
@@ -202,8 +203,7 @@ mod tests {
         let d = Move::drop(PieceType::Gold, Square::Sq55);
         assert!(d.is_drop() && !d.is_promotion());
         assert_eq!(d.dropped_piece(), PieceType::Gold);
-        assert!(Move::NULL.is_null() && !Move::NULL.is_promotion());
-        assert_eq!(Move::from_bits(Move::NULL.bits()), None);
+        assert_eq!(Move::from_bits(PROMOTE), None);
         assert_eq!(Move::from_bits(0x7f), None);
     }
 }

@@ -235,6 +235,17 @@ impl Piece {
         }
     }
 
+    /// The promoted piece of a piece whose kind can promote (pawn, lance, knight, silver, bishop,
+    /// rook, unpromoted): one bit, as promoted kinds are numbered 8 above theirs.
+    #[inline(always)]
+    pub const fn promoted(self) -> Piece {
+        debug_assert!(self.piece_type().can_promote());
+        match NonZeroU8::new(self.0.get() | 8) {
+            Some(n) => Piece(n),
+            None => unreachable!(),
+        }
+    }
+
     #[inline(always)]
     pub const fn piece_type(self) -> PieceType {
         // The low four bits are a kind number (1..=14) by construction.
@@ -280,6 +291,11 @@ mod tests {
         }
         assert_eq!(PieceType::Dragon.unpromote(), PieceType::Rook);
         assert_eq!(PieceType::King.unpromote(), PieceType::King);
+        for c in Color::ALL {
+            for pt in PieceType::ALL.into_iter().filter(|pt| pt.can_promote()) {
+                assert_eq!(Piece::new(c, pt).promoted(), Piece::new(c, pt.promote()));
+            }
+        }
     }
 
     #[test]

@@ -38,6 +38,19 @@ squares! {
     Sq91 = 72, Sq92 = 73, Sq93 = 74, Sq94 = 75, Sq95 = 76, Sq96 = 77, Sq97 = 78, Sq98 = 79, Sq99 = 80,
 }
 
+/// [`Square::relative_rank`] by colour and square index.
+static RELATIVE_RANK: [[u8; 81]; 2] = {
+    let mut t = [[0u8; 81]; 2];
+    let mut i = 0;
+    while i < 81 {
+        let rank = (i % 9) as u8;
+        t[Color::Black as usize][i] = rank;
+        t[Color::White as usize][i] = 8 - rank;
+        i += 1;
+    }
+    t
+};
+
 impl Square {
     pub const NUM: usize = 81;
 
@@ -90,13 +103,11 @@ impl Square {
         self as u8 % 9
     }
 
-    /// The rank as seen by `c`: 0 is the far rank (a for black, i for white).
+    /// The rank as seen by `c`: 0 is the far rank (a for black, i for white). (A table: move
+    /// generation asks it for every destination.)
     #[inline(always)]
     pub const fn relative_rank(self, c: Color) -> u8 {
-        match c {
-            Color::Black => self.rank(),
-            Color::White => 8 - self.rank(),
-        }
+        RELATIVE_RANK[c as usize][self as usize]
     }
 
     /// The square rotated by 180 degrees (the same square seen from the other side).
@@ -186,5 +197,11 @@ mod tests {
         assert!(Square::Sq17.in_promotion_zone(Color::White));
         assert!(!Square::Sq16.in_promotion_zone(Color::White));
         assert_eq!(Square::Sq11.relative_rank(Color::White), 8);
+        for sq in Square::ALL {
+            assert_eq!(sq.relative_rank(Color::Black), sq.rank());
+            assert_eq!(sq.relative_rank(Color::White), 8 - sq.rank());
+            assert_eq!(sq.in_promotion_zone(Color::Black), sq.rank() < 3);
+            assert_eq!(sq.in_promotion_zone(Color::White), sq.rank() > 5);
+        }
     }
 }
