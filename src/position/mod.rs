@@ -761,7 +761,7 @@ impl Position {
     pub fn moved_piece_after(&self, m: Move) -> Piece {
         let pc = self.moved_piece(m);
         if m.is_promotion() {
-            Piece::new(pc.color(), pc.piece_type().promote())
+            pc.promoted()
         } else {
             pc
         }

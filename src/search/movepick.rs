@@ -103,19 +103,18 @@ struct QuietScorer {
     cont: [usize; 5],
     low_ply: Option<(usize, i32)>,
     /// The squares from which each kind gives check, one bit per square index (a bitboard's
-    /// halves joined into 128 bits, as two words), for a test without vector registers.
-    checks: [[u64; 2]; PieceType::NUM],
+    /// halves joined), for a test without vector registers.
+    checks: [u128; PieceType::NUM],
 }
 
 impl QuietScorer {
     fn new(pos: &Position, ctx: &QuietContext) -> QuietScorer {
         let k = &ctx.cont_keys;
-        let mut checks = [[0u64; 2]; PieceType::NUM];
+        let mut checks = [0u128; PieceType::NUM];
         for pt in PieceType::ALL {
             if pt != PieceType::King {
                 let b = pos.check_squares(pt);
-                let joined = b.lo() as u128 | (b.hi() as u128) << 63;
-                checks[pt.index()] = [joined as u64, (joined >> 64) as u64];
+                checks[pt.index()] = b.lo() as u128 | (b.hi() as u128) << 63;
             }
         }
         QuietScorer {
@@ -141,8 +140,7 @@ impl QuietScorer {
             + history.cont_at(c[2], key)
             + history.cont_at(c[3], key)
             + history.cont_at(c[4], key);
-        let to = m.to().index();
-        if self.checks[pc.piece_type().index()][to >> 6] >> (to & 63) & 1 != 0
+        if self.checks[pc.piece_type().index()] >> m.to().index() & 1 != 0
             && pos.see_ge(m, -params::QuietCheckSee())
         {
             v += params::QuietCheckBonus();
