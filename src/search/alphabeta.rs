@@ -5,7 +5,7 @@
 //! pruning and extension steps of a Stockfish-style search slot in between them.
 
 use super::correction::{CorrectionHistory, LIMIT as CORRECTION_LIMIT};
-use super::history::{piece_to, ContKeys, CONT_PLIES, LOW_PLY};
+use super::history::{cont_key, piece_to, ContKeys, CONT_PLIES, LOW_PLY};
 use super::movepick::{is_tactical, MovePicker, QuietContext};
 use super::params;
 use super::report::ScoreBound;
@@ -72,7 +72,7 @@ impl Worker {
     fn cont_keys(&self, s: usize) -> ContKeys {
         let mut k: ContKeys = [None; CONT_PLIES];
         for (i, key) in k.iter_mut().enumerate() {
-            *key = self.stack[s - 1 - i].piece_to;
+            *key = self.stack[s - 1 - i].cont_key;
         }
         k
     }
@@ -99,7 +99,7 @@ impl Worker {
             if self.stack[s].in_check && i >= 2 {
                 break;
             }
-            let prev = self.stack[s - 1 - i].piece_to;
+            let prev = self.stack[s - 1 - i].cont_key;
             let first = if i == 0 { params::HistContFirstBonus() } else { 0 };
             self.history.update_continuation(prev, key, bonus * w / 1024 + first);
         }
@@ -192,6 +192,26 @@ impl Worker {
         Some(v)
     }
 
+    /// The order to search the root moves of this line in (`root_moves[pv_idx..]`): the move
+    /// picker's, as at any other node (the line's best move so far, good captures, quiets by
+    /// history...), then any root move the picker does not generate (a non-promotion that
+    /// `searchmoves` names).
+    fn root_order(&self, picker: &mut MovePicker) -> Vec<Move> {
+        let candidates = &self.root_moves[self.pv_idx..];
+        let mut order = Vec::with_capacity(candidates.len());
+        while let Some(m) = picker.next(&self.pos, &self.history) {
+            if candidates.iter().any(|rm| rm.mv == m) && !order.contains(&m) {
+                order.push(m);
+            }
+        }
+        for rm in candidates {
+            if !order.contains(&rm.mv) {
+                order.push(rm.mv);
+            }
+        }
+        order
+    }
+
     /// Counts a node; the main thread checks its limits every `CHECK_INTERVAL` nodes.
     #[inline(always)]
     fn visit(&mut self, shared: &SharedState) {
@@ -205,6 +225,33 @@ impl Worker {
         }
     }
 
+    /// The value of a draw in the search: the configured draw value, one more or one less by
+    /// the node count, so that a search does not settle on a drawing line only because every
+    /// move ties with it.
+    #[inline]
+    fn draw_value(&self, shared: &SharedState) -> Value {
+        shared.config.draw_value(self.root_color, self.pos.side_to_move()) - 1 + (self.nodes & 2) as Value
+    }
+
+    /// Whether `m` moves again the piece that the side to move has moved with its last two
+    /// moves (a -> b -> c -> ...), deep in the tree: the table's move is then not extended.
+    #[inline]
+    fn is_shuffling(&self, s: usize, m: Move, capture: bool) -> bool {
+        if capture || m.is_drop() || s < STACK_OFFSET + 18 {
+            return false;
+        }
+        // A null move within the last seven plies: not a shuffle.
+        if (1..=7).any(|i| self.stack[s - i].current_move.is_none()) {
+            return false;
+        }
+        match (self.stack[s - 2].current_move, self.stack[s - 4].current_move) {
+            (Some(m2), Some(m4)) if !m2.is_drop() && !m4.is_drop() => {
+                m.from() == m2.to() && m2.from() == m4.to()
+            }
+            _ => false,
+        }
+    }
+
     /// The verdict of the shogi rules at a node before searching it, if any: repetition (with
     /// perpetual check and superior/inferior positions), the move limit, declaration.
     #[inline]
@@ -212,7 +259,7 @@ impl Worker {
         let pos = &self.pos;
         match pos.repetition(16 + ply as usize) {
             Repetition::None => {}
-            Repetition::Draw => return Some(shared.config.draw_value(self.root_color, pos.side_to_move())),
+            Repetition::Draw => return Some(self.draw_value(shared)),
             Repetition::Win => return Some(mate_in(ply)),
             Repetition::Lose => return Some(mated_in(ply)),
             Repetition::Superior => return Some(params::SuperiorValue()),
@@ -221,11 +268,7 @@ impl Worker {
         if pos.is_move_limit_reached(shared.config.max_moves_to_draw) {
             // Drawn, unless the side to move is already mated.
             let mated = pos.in_check() && crate::position::MoveList::legal(pos, false).is_empty();
-            return Some(if mated {
-                mated_in(ply)
-            } else {
-                shared.config.draw_value(self.root_color, pos.side_to_move())
-            });
+            return Some(if mated { mated_in(ply) } else { self.draw_value(shared) });
         }
         if pos.declaration(shared.config.entering_king_rule) == Declaration::Win {
             return Some(mate_in(ply + 1));
@@ -263,6 +306,10 @@ impl Worker {
         self.stack[s - 1].reduction = 0;
         let prior_capture = self.stack[s - 1].captured;
         let prev_key = self.stack[s - 1].piece_to;
+        let follow_pv = ROOT
+            || (self.stack[s - 1].follow_pv
+                && self.last_iteration_pv.get(ply as usize - 1).copied() == self.stack[s - 1].current_move);
+        self.stack[s].follow_pv = follow_pv;
 
         // Step 2. Stop, rules (repetition, move limit, declaration), maximum ply. At the root only
         // the move limit matters: a game already over by it is a draw whatever is played.
@@ -478,6 +525,7 @@ impl Worker {
                 let r = params::NmpReduction() + depth / 3;
                 self.stack[s].current_move = None;
                 self.stack[s].piece_to = None;
+                self.stack[s].cont_key = None;
                 self.stack[s].captured = false;
                 self.pos.do_null_move_observed(&mut self.eval);
                 let null_value =
@@ -505,7 +553,8 @@ impl Worker {
             // Step 10. Internal iterative reductions: a node the table knows nothing about, where a
             // good move matters, is searched a ply shallower; by the next visit the table holds a
             // move to search first.
-            if !all_node
+            if !follow_pv
+                && !all_node
                 && depth >= params::IirMinDepth()
                 && tt_move.is_none()
                 && prior_reduction <= params::IirMaxPriorReduction()
@@ -532,7 +581,9 @@ impl Worker {
                         continue;
                     }
                     self.stack[s].current_move = Some(m);
-                    self.stack[s].piece_to = Some(piece_to(self.pos.moved_piece_after(m), m.to()));
+                    let move_key = piece_to(self.pos.moved_piece_after(m), m.to());
+                    self.stack[s].piece_to = Some(move_key);
+                    self.stack[s].cont_key = Some(cont_key(false, true, move_key));
                     self.stack[s].captured = self.pos.is_capture(m);
                     shared.tt.prefetch(self.pos.key_after(m));
                     self.pos.do_move_observed(m, &mut self.eval);
@@ -595,14 +646,15 @@ impl Worker {
         let cont_keys = self.cont_keys(s);
         let ctx = QuietContext { cont_keys, pawns, ply: ply as usize };
         let mut picker = MovePicker::new(&self.pos, tt_move, depth, ctx, shared.config.generate_all_moves);
-        let mut root_index = self.pv_idx;
+        let root_order = if ROOT { self.root_order(&mut picker) } else { Vec::new() };
+        let mut root_index = 0;
         loop {
             let m = if ROOT {
-                if root_index >= self.root_moves.len() {
+                if root_index >= root_order.len() {
                     break;
                 }
                 root_index += 1;
-                self.root_moves[root_index - 1].mv
+                root_order[root_index - 1]
             } else {
                 match picker.next(&self.pos, &self.history) {
                     Some(m) => m,
@@ -647,14 +699,16 @@ impl Worker {
                             continue;
                         }
                     }
-                    // SEE pruning of captures and checks that lose material.
+                    // SEE pruning of captures and checks that lose material, unless alpha is
+                    // below a draw (a side that is losing tries its sacrifices).
                     let margin = (params::SeeCaptureDepth() * depth
                         + capture_history * params::SeeCaptureHistory() / 1024)
                         .max(0);
-                    if !self.pos.see_ge(m, -margin) {
+                    if alpha >= 0 && !self.pos.see_ge(m, -margin) {
                         continue;
                     }
-                } else {
+                } else if !follow_pv || !PV {
+                    // (Quiet moves on the last iteration's PV are not pruned.)
                     // History pruning: quiet moves that have failed everywhere.
                     let mut history = self.history.continuation(cont_keys[0], move_key)
                         + self.history.continuation(cont_keys[1], move_key)
@@ -700,6 +754,7 @@ impl Worker {
                 && !is_decisive(tt_value)
                 && tt_bound.includes(Bound::Lower)
                 && tt_depth >= depth - params::SingularTtDepth()
+                && !self.is_shuffling(s, m, capture)
             {
                 let singular_beta = tt_value
                     - (params::SingularMargin() + params::SingularTtPvMargin() * (tt_pv && !PV) as i32)
@@ -724,6 +779,8 @@ impl Worker {
                     let double_margin = params::DoubleExtBase() + params::DoubleExtPv() * PV as i32
                         - params::DoubleExtQuiet() * !tt_capture as i32
                         - correction_adjustment
+                        - params::DoubleExtTtMoveHist() * self.history.tt_move()
+                            / params::TtMoveHistDivisor()
                         - deep * params::DoubleExtDeep();
                     let triple_margin = params::TripleExtBase() + params::TripleExtPv() * PV as i32
                         - params::TripleExtQuiet() * !tt_capture as i32
@@ -735,6 +792,10 @@ impl Worker {
                         + (v < singular_beta - triple_margin) as i32;
                     depth += 1;
                 } else if v >= beta && !is_decisive(v) {
+                    self.history.update_tt_move(
+                        -(params::TtMoveHistCutBase() + params::TtMoveHistCutDepth() * depth)
+                            .min(params::TtMoveHistCutMax()),
+                    );
                     return v;
                 } else if tt_value >= beta {
                     extension = -params::SingularNegExt();
@@ -746,6 +807,7 @@ impl Worker {
             // Step 16. Make the move.
             self.stack[s].current_move = Some(m);
             self.stack[s].piece_to = Some(move_key);
+            self.stack[s].cont_key = Some(cont_key(in_check, capture, move_key));
             self.stack[s].captured = captured.is_some();
             shared.tt.prefetch(self.pos.key_after(m));
             self.pos.do_move_observed(m, &mut self.eval);
@@ -849,6 +911,7 @@ impl Worker {
                 let child_pv = self.pv.line(ply as usize + 1);
                 let rm =
                     self.root_moves.iter_mut().find(|r| r.mv == m).expect("root moves come from the list");
+                rm.add_score(value);
                 if move_count == 1 || value > alpha {
                     rm.score = value;
                     rm.sel_depth = sel_depth;
@@ -867,9 +930,16 @@ impl Worker {
                     rm.score = -VALUE_INFINITE;
                 }
             }
-            if value > best_value {
+            // Among equal values deep in the tree, now and then the later move is taken: with a
+            // coarse evaluation many moves tie, and always keeping the first would make the
+            // table's moves (and so the ordering) depend on the generation order alone.
+            let tie = (value == best_value
+                && ply + 2 >= self.root_depth
+                && self.nodes & 14 == 0
+                && !is_win(value.abs() + 1)) as i32;
+            if value + tie > best_value {
                 best_value = value;
-                if value > alpha {
+                if value + tie > alpha {
                     best_move = Some(m);
                     if PV && !ROOT {
                         self.pv.update(ply as usize, m);
@@ -910,6 +980,13 @@ impl Worker {
             }
             best_value = mated_in(ply);
         } else if let Some(bm) = best_move {
+            if !PV {
+                self.history.update_tt_move(if Some(bm) == tt_move {
+                    params::TtMoveHistBest()
+                } else {
+                    -params::TtMoveHistOther()
+                });
+            }
             self.update_all_stats(
                 s,
                 bm,
@@ -1091,7 +1168,7 @@ impl Worker {
 
         let prev_to = self.stack[s - 1].current_move.map(|m| m.to());
         let mut cont_keys: ContKeys = [None; CONT_PLIES];
-        cont_keys[0] = self.stack[s - 1].piece_to;
+        cont_keys[0] = self.stack[s - 1].cont_key;
         let ctx = QuietContext { cont_keys, pawns: 0, ply: ply as usize };
         let tt_move = tt_hit.and_then(|d| d.mv);
         let mut picker = MovePicker::new_qsearch(&self.pos, tt_move, ctx, shared.config.generate_all_moves);
@@ -1127,7 +1204,9 @@ impl Worker {
                 }
             }
             self.stack[s].current_move = Some(m);
-            self.stack[s].piece_to = Some(piece_to(self.pos.moved_piece_after(m), m.to()));
+            let move_key = piece_to(self.pos.moved_piece_after(m), m.to());
+            self.stack[s].piece_to = Some(move_key);
+            self.stack[s].cont_key = Some(cont_key(in_check, capture, move_key));
             self.stack[s].captured = self.pos.is_capture(m);
             shared.tt.prefetch(self.pos.key_after(m));
             self.pos.do_move_observed(m, &mut self.eval);

@@ -4,8 +4,9 @@
 //! - Low-ply history: the same key, for the first few plies from the root only, where the
 //!   ordering matters most and the main history is diluted by the whole tree.
 //! - Capture history: by moving piece, destination and captured kind.
-//! - Continuation histories: by the (piece, destination) of a move 1 to 6 plies earlier and the
-//!   (piece, destination) of the move being scored; they learn follow-ups.
+//! - Continuation histories: by the (piece, destination) of a move 1 to 6 plies earlier, whether
+//!   that move was made in check and whether it captured (or promoted a pawn), and the (piece,
+//!   destination) of the move being scored; they learn follow-ups.
 //! - Pawn history: by a hash of the pawns on the board and the (piece, destination) of the move:
 //!   what works against this pawn structure.
 //!
@@ -29,6 +30,18 @@ pub const LOW_PLY: usize = 5;
 const PAWN_HISTORY_SIZE: usize = 1024;
 /// How many plies back the continuation histories look.
 pub const CONT_PLIES: usize = 6;
+/// Rows of the continuation history: one per (in check, capture, piece, destination) of the
+/// earlier move.
+const CONT_ROWS: usize = 4 * PIECE_TO;
+/// What each table holds after `clear` (a new game): the histories start slightly negative, so
+/// that a move that has never been tried ranks below one that has done well.
+const CAPTURE_START: i16 = -678;
+const CONTINUATION_START: i16 = -523;
+const PAWN_START: i16 = -1238;
+/// What the low-ply history holds when a search starts (it is about the plies from this root).
+const LOW_PLY_START: i16 = 98;
+/// Bound of the table-move history.
+const TT_MOVE_MAX: i32 = 8192;
 
 /// The (origin, destination) index of a move: the origin is the square of a board move, or 80
 /// plus the kind (1..=7) of a drop.
@@ -60,6 +73,13 @@ pub fn piece_to(pc: Piece, to: Square) -> usize {
     pc.index() * 81 + to.index()
 }
 
+/// The continuation-history key of a move with (piece, destination) index `piece_to`, made in
+/// check or not, capturing (or promoting a pawn) or not: the row its follow-ups are learnt in.
+#[inline(always)]
+pub fn cont_key(in_check: bool, capture: bool, piece_to: usize) -> usize {
+    (2 * in_check as usize + capture as usize) * PIECE_TO + piece_to
+}
+
 /// Applies a gravity update with bound `max` to one entry.
 #[inline(always)]
 pub fn gravity(entry: &mut i16, bonus: i32, max: i32) {
@@ -68,8 +88,8 @@ pub fn gravity(entry: &mut i16, bonus: i32, max: i32) {
     *entry = (e + bonus - e * bonus.abs() / max) as i16;
 }
 
-/// The (piece, destination) keys of the moves 1 to 6 plies before a node, where there were
-/// such moves (not null moves, not before the root).
+/// The continuation keys ([`cont_key`]) of the moves 1 to 6 plies before a node, where there
+/// were such moves (not null moves, not before the root).
 pub type ContKeys = [Option<usize>; CONT_PLIES];
 
 pub struct History {
@@ -78,6 +98,8 @@ pub struct History {
     capture: Table,
     continuation: Table,
     pawn: Table,
+    /// How often the table's move has been the best move at non-PV nodes (one entry).
+    tt_move: i16,
 }
 
 /// A history table: zeroed entries, on large pages where possible.
@@ -95,25 +117,46 @@ pub fn zeroed(len: usize) -> Option<Table> {
 }
 
 impl History {
-    /// Empty histories, or `None` when the allocator refuses the memory (the continuation
-    /// history takes about 13 MB).
+    /// Histories as a new game starts them, or `None` when the allocator refuses the memory (the
+    /// continuation history takes about 54 MB).
     pub fn try_new() -> Option<History> {
-        Some(History {
+        let mut h = History {
             main: zeroed(2 * FROM_TO)?,
             low_ply: zeroed(LOW_PLY * FROM_TO)?,
             capture: zeroed(PIECE_TO * PieceType::NUM)?,
-            // One more row, always zero: the row of "no previous move" (see `cont_row`).
-            continuation: zeroed((PIECE_TO + 1) * PIECE_TO)?,
+            // One more row, never updated: the row of "no previous move" (see `cont_row`).
+            continuation: zeroed((CONT_ROWS + 1) * PIECE_TO)?,
             pawn: zeroed(PAWN_HISTORY_SIZE * PIECE_TO)?,
-        })
+            tt_move: 0,
+        };
+        h.clear();
+        Some(h)
     }
 
+    /// Forgets everything (a new game).
     pub fn clear(&mut self) {
         self.main.fill(0);
-        self.low_ply.fill(0);
-        self.capture.fill(0);
-        self.continuation.fill(0);
-        self.pawn.fill(0);
+        self.low_ply.fill(LOW_PLY_START);
+        self.capture.fill(CAPTURE_START);
+        self.continuation.fill(CONTINUATION_START);
+        self.pawn.fill(PAWN_START);
+        self.tt_move = 0;
+    }
+
+    /// The table-move history.
+    #[inline(always)]
+    pub fn tt_move(&self) -> i32 {
+        self.tt_move as i32
+    }
+
+    #[inline(always)]
+    pub fn update_tt_move(&mut self, bonus: i32) {
+        gravity(&mut self.tt_move, bonus, TT_MOVE_MAX);
+    }
+
+    /// A new search: the low-ply history was about the plies from the last root.
+    pub fn new_search(&mut self) {
+        self.low_ply.fill(LOW_PLY_START);
     }
 
     #[inline(always)]
@@ -155,11 +198,11 @@ impl History {
         gravity(&mut self.capture[capture_index(pc, to, captured)], bonus, params::HistCaptureMax());
     }
 
-    /// Continuation history of the move with key `current` after the move with key `previous`
-    /// (0 when there was no previous move).
+    /// Continuation history of the move with key `current` after the move with continuation
+    /// key `previous` ([`cont_key`]; the row of no move when there was none).
     #[inline(always)]
     pub fn continuation(&self, previous: Option<usize>, current: usize) -> i32 {
-        previous.map_or(0, |p| self.continuation[p * PIECE_TO + current] as i32)
+        self.cont_at(History::cont_row(previous), current)
     }
 
     #[inline(always)]
@@ -169,20 +212,20 @@ impl History {
         }
     }
 
-    /// The continuation-history row of the previous move with key `previous` (the zero row
-    /// when there was none), for [`History::cont_at`].
+    /// The continuation-history row of the previous move with continuation key `previous` (the
+    /// row of no move when there was none), for [`History::cont_at`].
     #[inline(always)]
     pub fn cont_row(previous: Option<usize>) -> usize {
-        previous.unwrap_or(PIECE_TO) * PIECE_TO
+        previous.unwrap_or(CONT_ROWS) * PIECE_TO
     }
 
     /// The continuation history of the move with key `current` in row `row` (from
     /// [`History::cont_row`]).
     #[inline(always)]
     pub fn cont_at(&self, row: usize, current: usize) -> i32 {
-        debug_assert!(row <= PIECE_TO * PIECE_TO && current < PIECE_TO);
-        // SAFETY: rows come from `cont_row` (at most `PIECE_TO * PIECE_TO`) and keys are below
-        // `PIECE_TO`, so the index is below `(PIECE_TO + 1) * PIECE_TO`, the table's length.
+        debug_assert!(row <= CONT_ROWS * PIECE_TO && current < PIECE_TO);
+        // SAFETY: rows come from `cont_row` (at most `CONT_ROWS * PIECE_TO`) and keys are below
+        // `PIECE_TO`, so the index is below `(CONT_ROWS + 1) * PIECE_TO`, the table's length.
         unsafe { *self.continuation.get_unchecked(row + current) as i32 }
     }
 
@@ -275,22 +318,35 @@ mod tests {
         let mut h = History::default();
         let pc = Piece::new(Color::White, PieceType::Dragon);
         h.update_capture(pc, Square::Sq99, Some(PieceType::Dragon), 100);
-        assert!(h.capture(pc, Square::Sq99, Some(PieceType::Dragon)) > 0);
-        assert_eq!(h.capture(pc, Square::Sq99, None), 0);
+        assert!(h.capture(pc, Square::Sq99, Some(PieceType::Dragon)) > CAPTURE_START as i32);
+        assert_eq!(h.capture(pc, Square::Sq99, None), CAPTURE_START as i32);
         let k = piece_to(pc, Square::Sq99);
         assert_eq!(k, PIECE_TO - 1 - (Piece::NUM - 1 - pc.index()) * 81);
-        h.update_continuation(Some(k), k, 200);
-        assert!(h.continuation(Some(k), k) > 0);
-        assert_eq!(h.continuation(None, k), 0);
+        let last = cont_key(true, true, k);
+        assert_eq!(last, CONT_ROWS - 1);
+        h.update_continuation(Some(last), k, 200);
+        assert!(h.continuation(Some(last), k) > CONTINUATION_START as i32);
+        assert_eq!(h.continuation(Some(cont_key(true, false, k)), k), CONTINUATION_START as i32);
+        h.update_continuation(None, k, 200);
+        assert_eq!(h.continuation(None, k), CONTINUATION_START as i32);
         h.update_pawn(u64::MAX, k, 300);
-        assert!(h.pawn(u64::MAX, k) > 0);
+        assert!(h.pawn(u64::MAX, k) > PAWN_START as i32);
         let m = Move::from_usi("R*9i").unwrap();
         h.update_low_ply(LOW_PLY - 1, m, 100);
-        assert!(h.low_ply(LOW_PLY - 1, m) > 0);
+        assert!(h.low_ply(LOW_PLY - 1, m) > LOW_PLY_START as i32);
         assert_eq!(h.low_ply(LOW_PLY, m), 0);
         h.update_main(Color::White, m, 100);
         assert!(h.main(Color::White, m) > 0 && h.main(Color::Black, m) == 0);
+        h.update_tt_move(-500);
+        assert!(h.tt_move() < 0);
         h.clear();
-        assert_eq!(h.continuation(Some(k), k), 0);
+        assert_eq!(h.continuation(Some(last), k), CONTINUATION_START as i32);
+        assert_eq!(h.continuation(None, k), CONTINUATION_START as i32);
+        assert_eq!(h.low_ply(0, m), LOW_PLY_START as i32);
+        h.update_low_ply(0, m, 1000);
+        h.new_search();
+        assert_eq!(h.low_ply(0, m), LOW_PLY_START as i32);
+        h.clear();
+        assert_eq!(h.tt_move(), 0);
     }
 }

@@ -58,6 +58,8 @@ impl Worker {
         self.completed_depth = 0;
         self.sel_depth = 0;
         self.restart = false;
+        self.history.new_search();
+        self.last_iteration_pv.clear();
         self.stack.iter_mut().for_each(|f| *f = super::thread::Frame::default());
         let only = &shared.limits.searchmoves;
         // The moves `searchmoves` names are all searched, the non-promotions the search leaves
@@ -132,18 +134,22 @@ impl Worker {
             for pv_idx in 0..multi_pv {
                 self.pv_idx = pv_idx;
                 self.sel_depth = 0;
-                let prev = self.root_moves[pv_idx].previous_score;
-                let mut delta = params::AspirationDelta();
-                let (mut alpha, mut beta) =
-                    if depth >= params::AspirationMinDepth() && prev.abs() < VALUE_INFINITE {
-                        ((prev - delta).max(-VALUE_INFINITE), (prev + delta).min(VALUE_INFINITE))
-                    } else {
-                        (-VALUE_INFINITE, VALUE_INFINITE)
-                    };
+                // The aspiration window: around the move's average score, as wide as its scores
+                // have varied (the whole range until it has one).
+                let rm = &self.root_moves[pv_idx];
+                let spread = rm.mean_squared_score.abs() / params::AspirationSquareDivisor() as i64;
+                let mut delta =
+                    (params::AspirationDelta() as i64 + spread).min(2 * VALUE_INFINITE as i64) as i32;
+                let avg = rm.average_score;
+                let mut alpha = (avg - delta).max(-VALUE_INFINITE);
+                let mut beta = (avg + delta).min(VALUE_INFINITE);
+                // Each fail high in a row searches the next try a ply shallower.
+                let mut failed_high = 0;
                 loop {
                     self.root_delta = beta - alpha;
-                    let value = self.search::<true, true>(alpha, beta, depth, 0, false, shared);
-                    self.root_moves[pv_idx..].sort_by_key(|r| std::cmp::Reverse(r.score));
+                    let d = (depth - failed_high).max(1);
+                    let value = self.search::<true, true>(alpha, beta, d, 0, false, shared);
+                    self.root_moves[pv_idx..].sort_by_key(|r| std::cmp::Reverse((r.score, r.previous_score)));
                     if self.stopped(shared) {
                         break;
                     }
@@ -151,19 +157,22 @@ impl Worker {
                         self.report_paced(shared, depth, multi_pv);
                     }
                     if value <= alpha {
-                        beta = (alpha + beta) / 2;
+                        beta = alpha;
                         alpha = (value - delta).max(-VALUE_INFINITE);
+                        failed_high = 0;
                     } else if value >= beta {
+                        alpha = (beta - delta).max(alpha);
                         beta = (value + delta).min(VALUE_INFINITE);
+                        failed_high += 1;
                     } else {
                         break;
                     }
-                    delta += delta / 2;
+                    delta += delta / 3;
                 }
                 if self.restart {
                     break;
                 }
-                self.root_moves[..=pv_idx].sort_by_key(|r| std::cmp::Reverse(r.score));
+                self.root_moves[..=pv_idx].sort_by_key(|r| std::cmp::Reverse((r.score, r.previous_score)));
                 if main
                     && (pv_idx + 1 == multi_pv || self.elapsed_ms() > 3000)
                     && (!self.partial_result(shared) || shared.config.consideration_mode)
@@ -180,6 +189,7 @@ impl Worker {
             }
             if !shared.stopped() {
                 self.completed_depth = depth;
+                self.last_iteration_pv.clone_from(&self.root_moves[0].pv);
             }
             if !main || shared.stopped() {
                 continue;

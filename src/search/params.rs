@@ -73,10 +73,11 @@ macro_rules! params {
 }
 
 params! {
-    /// First aspiration window half-width.
-    AspirationDelta = 18, 5, 60;
-    /// Aspiration is used from this root depth on.
-    AspirationMinDepth = 4, 1, 10;
+    /// First aspiration window half-width, before the part that grows with how much the root
+    /// move's score has varied.
+    AspirationDelta = 5, 1, 60;
+    /// The varying part: the mean of the squared scores (sign kept) divided by this.
+    AspirationSquareDivisor = 9000, 1000, 100000;
     /// Value of a repetition where the side to move holds strictly more in hand (the cycle won
     /// material for it; minus this where it holds less). The evaluation's bound
     /// (`VALUE_EVAL_MAX`), as YaneuraOu scores them just short of its win range: with less, a
@@ -372,6 +373,19 @@ params! {
     DoubleExtDeep = 44, 0, 300;
     /// ... and the triple margin by this.
     TripleExtDeep = 45, 0, 300;
+    /// The double margin also shrinks by the table-move history (how often the table's move
+    /// turned out best) times this, divided by `TtMoveHistDivisor`.
+    DoubleExtTtMoveHist = 906, 0, 3000;
+    TtMoveHistDivisor = 116517, 10000, 1000000;
+    /// The table-move history gains this at a non-PV node where the table's move was best...
+    TtMoveHistBest = 805, 0, 3000;
+    /// ... loses this where another move was...
+    TtMoveHistOther = 787, 0, 3000;
+    /// ... and loses `TtMoveHistCutBase + TtMoveHistCutDepth * depth` (at most
+    /// `TtMoveHistCutMax`) where the singular search cut the node without it.
+    TtMoveHistCutBase = 424, 0, 3000;
+    TtMoveHistCutDepth = 107, 0, 500;
+    TtMoveHistCutMax = 3375, 0, 8000;
     /// Negative extension of the table's move when the search without it still fails high on
     /// the table's value (plies)...
     SingularNegExt = 3, 0, 6;

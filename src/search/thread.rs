@@ -166,6 +166,10 @@ pub struct RootMove {
     pub mv: Move,
     pub score: Value,
     pub previous_score: Value,
+    /// The running average of this move's scores (each new score weighs half), and of their
+    /// squares with the sign kept; they centre and size the aspiration window.
+    pub average_score: Value,
+    pub mean_squared_score: i64,
     /// Whether `score` is exact or only a bound (the aspiration window failed).
     pub bound: super::report::ScoreBound,
     pub sel_depth: i32,
@@ -173,11 +177,21 @@ pub struct RootMove {
 }
 
 impl RootMove {
+    /// Takes a new score of this move into the averages.
+    pub fn add_score(&mut self, value: Value) {
+        let first = self.average_score == -crate::types::VALUE_INFINITE;
+        self.average_score = if first { value } else { (value + self.average_score) / 2 };
+        let square = value as i64 * (value as i64).abs();
+        self.mean_squared_score = if first { square } else { (square + self.mean_squared_score) / 2 };
+    }
+
     pub fn new(mv: Move) -> RootMove {
         RootMove {
             mv,
             score: -crate::types::VALUE_INFINITE,
             previous_score: -crate::types::VALUE_INFINITE,
+            average_score: -crate::types::VALUE_INFINITE,
+            mean_squared_score: -(crate::types::VALUE_INFINITE as i64).pow(2),
             bound: super::report::ScoreBound::Exact,
             sel_depth: 0,
             pv: vec![mv],
@@ -193,6 +207,8 @@ pub struct Frame {
     pub current_move: Option<Move>,
     /// The (piece, destination) key of `current_move` (see `history`), None for a null move.
     pub piece_to: Option<usize>,
+    /// Its continuation key (`history::cont_key`): the row its follow-ups are learnt in.
+    pub cont_key: Option<usize>,
     /// Whether `current_move` captured.
     pub captured: bool,
     /// The move a singular-extension search leaves out at this ply.
@@ -201,6 +217,8 @@ pub struct Frame {
     /// Whether the table saw this node on a principal variation (or it is on one now).
     pub tt_pv: bool,
     pub tt_hit: bool,
+    /// Whether the moves from the root to this node are those of the last iteration's PV.
+    pub follow_pv: bool,
     /// Moves searched so far at this node.
     pub move_count: i32,
     /// The history score of `current_move` (late move reductions and the parent's bonuses).
@@ -220,11 +238,13 @@ impl Default for Frame {
             static_eval: crate::types::VALUE_NONE,
             current_move: None,
             piece_to: None,
+            cont_key: None,
             captured: false,
             excluded_move: None,
             in_check: false,
             tt_pv: false,
             tt_hit: false,
+            follow_pv: false,
             move_count: 0,
             stat_score: 0,
             cutoff_cnt: 0,
@@ -300,6 +320,8 @@ pub struct Worker {
     /// Main worker: the current iteration is abandoned and the deepening starts again from
     /// depth 1, because a GUI changed `MultiPV` during an analysis.
     pub restart: bool,
+    /// The PV of the last completed iteration.
+    pub last_iteration_pv: Vec<Move>,
 }
 
 /// The late-move reduction factors: `LmrScale / 128 * ln(i)` for a depth or move count `i`; a
@@ -345,6 +367,7 @@ impl Worker {
             root_delta: 1,
             iteration_multi_pv: 1,
             restart: false,
+            last_iteration_pv: Vec::new(),
         })
     }
 
