@@ -308,6 +308,7 @@ impl Worker {
         let prev_key = self.stack[s - 1].piece_to;
         let follow_pv = ROOT
             || (self.stack[s - 1].follow_pv
+                && self.stack[s - 1].current_move.is_some()
                 && self.last_iteration_pv.get(ply as usize - 1).copied() == self.stack[s - 1].current_move);
         self.stack[s].follow_pv = follow_pv;
 
