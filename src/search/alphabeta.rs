@@ -212,6 +212,29 @@ impl Worker {
         order
     }
 
+    /// Makes move `m` (with (piece, destination) key `move_key`; `capture_stage` as
+    /// [`is_tactical`], `captured` whether it takes a piece) at stack index `s`: records it in
+    /// the frame, with its continuation key from the frame's in-check flag, prefetches the
+    /// child's table entry and plays it.
+    #[inline(always)]
+    fn make_move(
+        &mut self,
+        shared: &SharedState,
+        s: usize,
+        m: Move,
+        move_key: usize,
+        capture_stage: bool,
+        captured: bool,
+    ) {
+        let frame = &mut self.stack[s];
+        frame.current_move = Some(m);
+        frame.piece_to = Some(move_key);
+        frame.cont_key = Some(cont_key(frame.in_check, capture_stage, move_key));
+        frame.captured = captured;
+        shared.tt.prefetch(self.pos.key_after(m));
+        self.pos.do_move_observed(m, &mut self.eval);
+    }
+
     /// Counts a node; the main thread checks its limits every `CHECK_INTERVAL` nodes.
     #[inline(always)]
     fn visit(&mut self, shared: &SharedState) {
@@ -581,13 +604,8 @@ impl Worker {
                     if Some(m) == excluded || !self.pos.is_legal(m) {
                         continue;
                     }
-                    self.stack[s].current_move = Some(m);
                     let move_key = piece_to(self.pos.moved_piece_after(m), m.to());
-                    self.stack[s].piece_to = Some(move_key);
-                    self.stack[s].cont_key = Some(cont_key(false, true, move_key));
-                    self.stack[s].captured = self.pos.is_capture(m);
-                    shared.tt.prefetch(self.pos.key_after(m));
-                    self.pos.do_move_observed(m, &mut self.eval);
+                    self.make_move(shared, s, m, move_key, true, self.pos.is_capture(m));
                     let mut value = -self.qsearch::<false>(-probcut_beta, -probcut_beta + 1, ply + 1, shared);
                     if value >= probcut_beta && probcut_depth > 0 {
                         value = -self.search::<false, false>(
@@ -647,15 +665,13 @@ impl Worker {
         let cont_keys = self.cont_keys(s);
         let ctx = QuietContext { cont_keys, pawns, ply: ply as usize };
         let mut picker = MovePicker::new(&self.pos, tt_move, depth, ctx, shared.config.generate_all_moves);
-        let root_order = if ROOT { self.root_order(&mut picker) } else { Vec::new() };
-        let mut root_index = 0;
+        let mut root_order = if ROOT { self.root_order(&mut picker) } else { Vec::new() }.into_iter();
         loop {
             let m = if ROOT {
-                if root_index >= root_order.len() {
-                    break;
+                match root_order.next() {
+                    Some(m) => m,
+                    None => break,
                 }
-                root_index += 1;
-                root_order[root_index - 1]
             } else {
                 match picker.next(&self.pos, &self.history) {
                     Some(m) => m,
@@ -806,12 +822,7 @@ impl Worker {
             }
 
             // Step 16. Make the move.
-            self.stack[s].current_move = Some(m);
-            self.stack[s].piece_to = Some(move_key);
-            self.stack[s].cont_key = Some(cont_key(in_check, capture, move_key));
-            self.stack[s].captured = captured.is_some();
-            shared.tt.prefetch(self.pos.key_after(m));
-            self.pos.do_move_observed(m, &mut self.eval);
+            self.make_move(shared, s, m, move_key, capture, captured.is_some());
             new_depth += extension;
 
             // Step 17. Late move reductions: every move but the first is searched shallower
@@ -1204,13 +1215,8 @@ impl Worker {
                     continue;
                 }
             }
-            self.stack[s].current_move = Some(m);
             let move_key = piece_to(self.pos.moved_piece_after(m), m.to());
-            self.stack[s].piece_to = Some(move_key);
-            self.stack[s].cont_key = Some(cont_key(in_check, capture, move_key));
-            self.stack[s].captured = self.pos.is_capture(m);
-            shared.tt.prefetch(self.pos.key_after(m));
-            self.pos.do_move_observed(m, &mut self.eval);
+            self.make_move(shared, s, m, move_key, capture, self.pos.is_capture(m));
             let value = -self.qsearch::<PV>(-beta, -alpha, ply + 1, shared);
             self.pos.undo_move_observed(m, &mut self.eval);
             if self.stopped(shared) {
