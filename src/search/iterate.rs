@@ -122,11 +122,6 @@ impl Worker {
             // worker's time checks then abandon the iteration, see `check_time`).
             let multi_pv = self.lines(shared);
             self.iteration_multi_pv = multi_pv;
-            // Lazy SMP: helpers skip some depths in a pattern of their own, so that the threads
-            // spread over neighbouring depths instead of all searching the same tree.
-            if !main && skips_depth(self.id, depth) {
-                continue;
-            }
             self.root_depth = depth;
             for rm in &mut self.root_moves {
                 rm.previous_score = rm.score;
@@ -306,14 +301,4 @@ impl Worker {
         let (found, _) = shared.tt.probe(pos.key());
         found.and_then(|d| d.mv).filter(|&m| pos.is_legal_move(m))
     }
-}
-
-/// Depth staggering of the helper threads: helper `id` (1, 2, ...) skips `depth` when it falls in
-/// the second half of a period of `2 * size` depths, shifted by `phase`. The sizes and phases
-/// spread the first twenty helpers over every pattern of periods 2, 4 and 6 once before repeating.
-fn skips_depth(id: usize, depth: i32) -> bool {
-    const SIZE: [i32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
-    const PHASE: [i32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
-    let i = (id - 1) % SIZE.len();
-    ((depth + PHASE[i]) / SIZE[i]) % 2 != 0
 }

@@ -611,7 +611,8 @@ fn unsearched_move(pos: &Position, shared: &SharedState) -> BestMove {
 }
 
 /// Lazy SMP vote: each thread votes for its best move with weight growing with its score and
-/// completed depth; a proven mate wins outright.
+/// completed depth; a proven mate wins outright, and a thread that sees itself mated is not taken
+/// on votes.
 fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
     let candidates: Vec<&Worker> = workers.iter().filter(|w| !w.root_moves.is_empty()).collect();
     let Some(first) = candidates.first() else {
@@ -620,19 +621,25 @@ fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
     let mut best = *first;
     if candidates.len() > 1 && shared.multi_pv() == 1 && shared.limits.depth.is_none() {
         let min_score = candidates.iter().map(|w| w.root_moves[0].score).min().unwrap_or(0);
+        let weight = |w: &Worker| (w.root_moves[0].score - min_score + 14) as i64 * w.completed_depth as i64;
         let mut votes: std::collections::HashMap<Move, i64> = std::collections::HashMap::new();
         for w in &candidates {
-            let rm = &w.root_moves[0];
-            *votes.entry(rm.mv).or_default() += (rm.score - min_score + 14) as i64 * w.completed_depth as i64;
+            *votes.entry(w.root_moves[0].mv).or_default() += weight(w);
         }
+        // Among moves with equal votes, the thread whose own weight is greater wins, counting
+        // only threads whose PV goes beyond the reply (a line of one or two moves is often a cut
+        // short iteration's).
+        let tie_weight = |w: &Worker| weight(w) * (w.root_moves[0].pv.len() > 2) as i64;
         for w in &candidates {
             let (bs, ws) = (best.root_moves[0].score, w.root_moves[0].score);
+            let (vb, vw) = (votes[&best.root_moves[0].mv], votes[&w.root_moves[0].mv]);
             if crate::types::is_mate_score(bs) && bs > 0 {
                 if ws > bs {
                     best = w;
                 }
             } else if (crate::types::is_mate_score(ws) && ws > 0)
-                || votes[&w.root_moves[0].mv] > votes[&best.root_moves[0].mv]
+                || (!(crate::types::is_mate_score(ws) && ws < 0)
+                    && (vw > vb || (vw == vb && tie_weight(w) > tie_weight(best))))
             {
                 best = w;
             }
