@@ -626,9 +626,8 @@ fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
         for w in &candidates {
             *votes.entry(w.root_moves[0].mv).or_default() += weight(w);
         }
-        // Among moves with equal votes, the thread whose own weight is greater wins, counting
-        // only threads whose PV goes beyond the reply (a line of one or two moves is often a cut
-        // short iteration's).
+        // Among moves with equal votes, the thread whose own weight is greater wins; a thread
+        // whose PV stops at the reply or before counts as weight 0 here.
         let tie_weight = |w: &Worker| weight(w) * (w.root_moves[0].pv.len() > 2) as i64;
         for w in &candidates {
             let (bs, ws) = (best.root_moves[0].score, w.root_moves[0].score);
