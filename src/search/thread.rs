@@ -629,16 +629,16 @@ fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
         // Among moves with equal votes, the thread whose own weight is greater wins; a thread
         // whose PV stops at the reply or before counts as weight 0 here.
         let tie_weight = |w: &Worker| weight(w) * (w.root_moves[0].pv.len() > 2) as i64;
+        let mates = |v: Value| crate::types::is_mate_score(v) && v > 0;
+        let mated = |v: Value| crate::types::is_mate_score(v) && v < 0;
         for w in &candidates {
             let (bs, ws) = (best.root_moves[0].score, w.root_moves[0].score);
             let (vb, vw) = (votes[&best.root_moves[0].mv], votes[&w.root_moves[0].mv]);
-            if crate::types::is_mate_score(bs) && bs > 0 {
+            if mates(bs) {
                 if ws > bs {
                     best = w;
                 }
-            } else if (crate::types::is_mate_score(ws) && ws > 0)
-                || (!(crate::types::is_mate_score(ws) && ws < 0)
-                    && (vw > vb || (vw == vb && tie_weight(w) > tie_weight(best))))
+            } else if mates(ws) || (!mated(ws) && (vw > vb || (vw == vb && tie_weight(w) > tie_weight(best))))
             {
                 best = w;
             }
