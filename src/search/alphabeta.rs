@@ -106,7 +106,7 @@ impl Worker {
     }
 
     /// Updates every history of the quiet move `m` made at stack index `s` by `bonus`.
-    fn update_quiet_histories(&mut self, s: usize, m: Move, pawns: u64, bonus: i32) {
+    fn update_quiet_histories(&mut self, s: usize, m: Move, pawns: u64, bonus: i32, shared: &SharedState) {
         let us = self.pos.side_to_move();
         self.history.update_main(us, m, bonus);
         let ply = s - STACK_OFFSET;
@@ -115,7 +115,7 @@ impl Worker {
         }
         let key = piece_to(self.pos.moved_piece_after(m), m.to());
         self.update_continuations(s, key, bonus * params::HistContQuiet() / 1024);
-        self.history.update_pawn(
+        shared.histories.pawn.update(
             pawns,
             key,
             bonus * if bonus > 0 { params::HistPawnBonus() } else { params::HistPawnMalus() } / 1024,
@@ -134,17 +134,18 @@ impl Worker {
         quiets: &[Option<Move>],
         captures: &[Option<Move>],
         depth: Depth,
+        shared: &SharedState,
     ) {
         let bonus = (params::HistBonusMul() * depth - params::HistBonusOffset()).min(params::HistBonusMax())
             + params::HistBonusTtMove() * (Some(best) == tt_move) as i32
             + self.stack[s - 1].stat_score / params::HistStatScoreDivisor();
         let malus = (params::HistMalusMul() * depth - params::HistMalusOffset()).min(params::HistMalusMax());
         if !is_tactical(&self.pos, best) {
-            self.update_quiet_histories(s, best, pawns, bonus * params::HistBestQuiet() / 1024);
+            self.update_quiet_histories(s, best, pawns, bonus * params::HistBestQuiet() / 1024, shared);
             let mut actual = malus * params::HistQuietMalus() / 1024;
             for q in quiets.iter().flatten() {
                 actual = actual * params::HistQuietMalusDecay() / 1024;
-                self.update_quiet_histories(s, *q, pawns, -actual);
+                self.update_quiet_histories(s, *q, pawns, -actual, shared);
             }
         } else {
             let cap = self.capture_kind(best);
@@ -196,10 +197,10 @@ impl Worker {
     /// picker's, as at any other node (the line's best move so far, good captures, quiets by
     /// history...), then any root move the picker does not generate (a non-promotion that
     /// `searchmoves` names).
-    fn root_order(&self, picker: &mut MovePicker) -> Vec<Move> {
+    fn root_order(&self, picker: &mut MovePicker, shared: &SharedState) -> Vec<Move> {
         let candidates = &self.root_moves[self.pv_idx..];
         let mut order = Vec::with_capacity(candidates.len());
-        while let Some(m) = picker.next(&self.pos, &self.history) {
+        while let Some(m) = picker.next(&self.pos, &self.history, &shared.histories.pawn) {
             if candidates.iter().any(|rm| rm.mv == m) && !order.contains(&m) {
                 order.push(m);
             }
@@ -403,6 +404,7 @@ impl Worker {
                         pawns,
                         (params::TtCutBonusMul() * depth - params::TtCutBonusOffset())
                             .min(params::TtCutBonusMax()),
+                        shared,
                     );
                 }
                 if let Some(pk) = prev_key {
@@ -430,7 +432,12 @@ impl Worker {
         let correction = if in_check {
             0
         } else {
-            self.correction.value(self.pos.structure_keys(), us, self.correction_cont(s))
+            self.correction.value(
+                &shared.histories.correction,
+                self.pos.structure_keys(),
+                us,
+                self.correction_cont(s),
+            )
         };
         let mut improving = false;
         let mut opponent_worsening = false;
@@ -484,7 +491,7 @@ impl Worker {
                     self.history.update_main(!us, pm, diff * params::EvalDiffHistory());
                     let moved = self.pos.piece_on(pm.to()).map(|p| p.piece_type());
                     if tt_hit.is_none() && moved != Some(PieceType::Pawn) && !pm.is_promotion() {
-                        self.history.update_pawn(pawns, pk, diff * params::EvalDiffPawnHistory());
+                        shared.histories.pawn.update(pawns, pk, diff * params::EvalDiffPawnHistory());
                     }
                 }
             }
@@ -600,7 +607,7 @@ impl Worker {
                     probcut_beta - static_eval,
                     shared.config.generate_all_moves,
                 );
-                while let Some(m) = picker.next(&self.pos, &self.history) {
+                while let Some(m) = picker.next(&self.pos, &self.history, &shared.histories.pawn) {
                     if Some(m) == excluded || !self.pos.is_legal(m) {
                         continue;
                     }
@@ -665,7 +672,7 @@ impl Worker {
         let cont_keys = self.cont_keys(s);
         let ctx = QuietContext { cont_keys, pawns, ply: ply as usize };
         let mut picker = MovePicker::new(&self.pos, tt_move, depth, ctx, shared.config.generate_all_moves);
-        let mut root_order = if ROOT { self.root_order(&mut picker) } else { Vec::new() }.into_iter();
+        let mut root_order = if ROOT { self.root_order(&mut picker, shared) } else { Vec::new() }.into_iter();
         loop {
             let m = if ROOT {
                 match root_order.next() {
@@ -673,7 +680,7 @@ impl Worker {
                     None => break,
                 }
             } else {
-                match picker.next(&self.pos, &self.history) {
+                match picker.next(&self.pos, &self.history, &shared.histories.pawn) {
                     Some(m) => m,
                     None => break,
                 }
@@ -729,7 +736,7 @@ impl Worker {
                     // History pruning: quiet moves that have failed everywhere.
                     let mut history = self.history.continuation(cont_keys[0], move_key)
                         + self.history.continuation(cont_keys[1], move_key)
-                        + self.history.pawn(pawns, move_key);
+                        + shared.histories.pawn.get(pawns, move_key);
                     if history < -params::HistoryPruneScale() * depth {
                         continue;
                     }
@@ -1007,6 +1014,7 @@ impl Worker {
                 &quiets_tried[..quiet_count],
                 &captures_tried[..capture_count],
                 depth,
+                shared,
             );
         } else if let (Some(pk), Some(pm)) = (prev_key, self.stack[s - 1].current_move) {
             let prev = self.stack[s - 1];
@@ -1030,7 +1038,7 @@ impl Worker {
                 self.history.update_main(!us, pm, scaled * params::PriorMain() / 32768);
                 let moved = self.pos.piece_on(pm.to()).map(|p| p.piece_type());
                 if moved != Some(PieceType::Pawn) && !pm.is_promotion() {
-                    self.history.update_pawn(pawns, pk, scaled * params::PriorPawn() / 8192);
+                    shared.histories.pawn.update(pawns, pk, scaled * params::PriorPawn() / 8192);
                 }
             } else if let (Some(pc), Some(cap)) = (self.pos.piece_on(pm.to()), self.pos.captured_piece()) {
                 self.history.update_capture(pc, pm.to(), Some(cap.piece_type()), params::PriorCaptureBonus());
@@ -1071,6 +1079,7 @@ impl Worker {
                 .clamp(-CORRECTION_LIMIT / 4, CORRECTION_LIMIT / 4);
             let cont = self.correction_cont(s);
             self.correction.update(
+                &shared.histories.correction,
                 self.pos.structure_keys(),
                 us,
                 cont,
@@ -1132,7 +1141,12 @@ impl Worker {
         let (mut best_value, futility_base) = if in_check {
             (-VALUE_INFINITE, -VALUE_INFINITE)
         } else {
-            let correction = self.correction.value(self.pos.structure_keys(), us, self.correction_cont(s));
+            let correction = self.correction.value(
+                &shared.histories.correction,
+                self.pos.structure_keys(),
+                us,
+                self.correction_cont(s),
+            );
             let static_eval;
             let mut best;
             if let Some(d) = tt_hit {
@@ -1186,7 +1200,7 @@ impl Worker {
         let mut picker = MovePicker::new_qsearch(&self.pos, tt_move, ctx, shared.config.generate_all_moves);
         let mut best_move = None;
         let mut move_count = 0;
-        while let Some(m) = picker.next(&self.pos, &self.history) {
+        while let Some(m) = picker.next(&self.pos, &self.history, &shared.histories.pawn) {
             if !self.pos.is_legal(m) {
                 continue;
             }

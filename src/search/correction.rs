@@ -7,66 +7,102 @@
 //! minors) of both colours; each colour's pieces other than pawns; and, as a continuation table,
 //! the last move after the moves two and four plies before it. Each entry stays within ±`LIMIT`; the weighted sum is scaled
 //! down to evaluation units by [`CorrectionHistory::correct`].
+//!
+//! The structure tables ([`StructureCorrection`]) are shared by all the search threads, which
+//! learn them together; each thread keeps its own continuation table ([`CorrectionHistory`]).
 
-use super::history::{zeroed, Table, PIECE_TO};
+use super::history::{gravity, gravity_shared, shared_scale, zeroed, SharedTable, Table, PIECE_TO};
 use super::params;
 use crate::position::StructureKeys;
 use crate::types::{Color, Value, VALUE_MATED_IN_MAX_PLY, VALUE_MATE_IN_MAX_PLY};
+use std::sync::atomic::Ordering;
 
-/// Entries per structure table and side to move (a power of two).
+/// Entries per structure table and side to move, for each search thread (a power of two).
 const SIZE: usize = 16384;
 /// Bound of every entry.
 pub const LIMIT: i32 = 1024;
 
+/// A thread's own correction history: the continuation table.
 pub struct CorrectionHistory {
-    pawn: Table,
-    minor: Table,
-    non_pawn: [Table; 2],
     /// By the (piece, destination) of a move two or four plies back and of the last move.
     continuation: Table,
 }
 
-#[inline(always)]
-fn slot(key: u64, us: Color) -> usize {
-    (key as usize & (SIZE - 1)) * 2 + us.index()
+/// The structure tables of the correction history, shared by the search threads: `SIZE`
+/// entries per side to move and thread (rounded up to a power of two threads), so that each
+/// thread has as many as a lone one.
+pub struct StructureCorrection {
+    pawn: SharedTable,
+    minor: SharedTable,
+    non_pawn: [SharedTable; 2],
+    /// The number of entries per side to move less one (a mask of the hash).
+    mask: usize,
 }
 
-#[inline(always)]
-fn update(entry: &mut i16, bonus: i32) {
-    super::history::gravity(entry, bonus, LIMIT);
+impl StructureCorrection {
+    /// The tables of `threads` threads, all zero, or `None` when the allocator refuses the
+    /// memory (256 KB a thread).
+    pub fn try_new(threads: usize) -> Option<StructureCorrection> {
+        let size = SIZE.checked_mul(shared_scale(threads)?)?;
+        let len = size.checked_mul(2)?;
+        Some(StructureCorrection {
+            pawn: SharedTable::try_zeroed(len)?,
+            minor: SharedTable::try_zeroed(len)?,
+            non_pawn: [SharedTable::try_zeroed(len)?, SharedTable::try_zeroed(len)?],
+            mask: size - 1,
+        })
+    }
+
+    /// Entries per side to move in each table.
+    pub fn size(&self) -> usize {
+        self.mask + 1
+    }
+
+    /// Forgets everything (a new game; no search may be running).
+    pub fn clear(&self) {
+        for t in [&self.pawn, &self.minor, &self.non_pawn[0], &self.non_pawn[1]] {
+            for e in t.iter() {
+                e.store(0, Ordering::Relaxed);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn slot(&self, key: u64, us: Color) -> usize {
+        (key as usize & self.mask) * 2 + us.index()
+    }
+
+    #[inline(always)]
+    fn get(table: &SharedTable, i: usize) -> i32 {
+        table[i].load(Ordering::Relaxed) as i32
+    }
 }
 
 impl CorrectionHistory {
     pub fn try_new() -> Option<CorrectionHistory> {
-        Some(CorrectionHistory {
-            pawn: zeroed(SIZE * 2)?,
-            minor: zeroed(SIZE * 2)?,
-            non_pawn: [zeroed(SIZE * 2)?, zeroed(SIZE * 2)?],
-            continuation: zeroed(PIECE_TO * PIECE_TO)?,
-        })
+        Some(CorrectionHistory { continuation: zeroed(PIECE_TO * PIECE_TO)? })
     }
 
     pub fn clear(&mut self) {
-        self.pawn.fill(0);
-        self.minor.fill(0);
-        self.non_pawn[0].fill(0);
-        self.non_pawn[1].fill(0);
         self.continuation.fill(0);
     }
 
     /// The correction for the side to move `us` (in 1/131072 of an evaluation unit), from the
-    /// structure keys and the continuation keys `(two plies back, four plies back, last move)`.
+    /// structure keys (in the shared tables `shared`) and the continuation keys `(two plies
+    /// back, four plies back, last move)`.
     #[inline]
     pub fn value(
         &self,
+        shared: &StructureCorrection,
         keys: &StructureKeys,
         us: Color,
         cont: (Option<usize>, Option<usize>, Option<usize>),
     ) -> i32 {
-        let p = self.pawn[slot(keys.pawn, us)] as i32;
-        let mi = self.minor[slot(keys.minor, us)] as i32;
-        let np = self.non_pawn[0][slot(keys.non_pawn[0], us)] as i32
-            + self.non_pawn[1][slot(keys.non_pawn[1], us)] as i32;
+        let get = StructureCorrection::get;
+        let p = get(&shared.pawn, shared.slot(keys.pawn, us));
+        let mi = get(&shared.minor, shared.slot(keys.minor, us));
+        let np = get(&shared.non_pawn[0], shared.slot(keys.non_pawn[0], us))
+            + get(&shared.non_pawn[1], shared.slot(keys.non_pawn[1], us));
         let c = match cont {
             (two, four, Some(last)) => {
                 two.map_or(0, |k| self.continuation[k * PIECE_TO + last] as i32)
@@ -80,24 +116,30 @@ impl CorrectionHistory {
             + params::CorrContWeight() * c
     }
 
-    /// Learns from a search result `bonus` (already scaled and clamped by the caller).
+    /// Learns from a search result `bonus` (already scaled and clamped by the caller); the
+    /// structure entries in the shared tables `shared`.
     pub fn update(
         &mut self,
+        shared: &StructureCorrection,
         keys: &StructureKeys,
         us: Color,
         cont: (Option<usize>, Option<usize>, Option<usize>),
         bonus: i32,
     ) {
-        update(&mut self.pawn[slot(keys.pawn, us)], bonus);
-        update(&mut self.minor[slot(keys.minor, us)], bonus * params::CorrMinorUpdate() / 128);
-        update(&mut self.non_pawn[0][slot(keys.non_pawn[0], us)], bonus * params::CorrNonPawnUpdate() / 128);
-        update(&mut self.non_pawn[1][slot(keys.non_pawn[1], us)], bonus * params::CorrNonPawnUpdate() / 128);
+        let minor = bonus * params::CorrMinorUpdate() / 128;
+        let non_pawn = bonus * params::CorrNonPawnUpdate() / 128;
+        gravity_shared(&shared.pawn[shared.slot(keys.pawn, us)], bonus, LIMIT);
+        gravity_shared(&shared.minor[shared.slot(keys.minor, us)], minor, LIMIT);
+        gravity_shared(&shared.non_pawn[0][shared.slot(keys.non_pawn[0], us)], non_pawn, LIMIT);
+        gravity_shared(&shared.non_pawn[1][shared.slot(keys.non_pawn[1], us)], non_pawn, LIMIT);
         if let (two, four, Some(last)) = cont {
             if let Some(k) = two {
-                update(&mut self.continuation[k * PIECE_TO + last], bonus * params::CorrCont2Update() / 128);
+                let b = bonus * params::CorrCont2Update() / 128;
+                gravity(&mut self.continuation[k * PIECE_TO + last], b, LIMIT);
             }
             if let Some(k) = four {
-                update(&mut self.continuation[k * PIECE_TO + last], bonus * params::CorrCont4Update() / 128);
+                let b = bonus * params::CorrCont4Update() / 128;
+                gravity(&mut self.continuation[k * PIECE_TO + last], b, LIMIT);
             }
         }
     }
@@ -120,14 +162,17 @@ mod tests {
         let pos = Position::from_sfen(STARTPOS).unwrap();
         let keys = *pos.structure_keys();
         let mut ch = CorrectionHistory::try_new().unwrap();
+        let sh = StructureCorrection::try_new(1).unwrap();
+        assert_eq!(sh.size(), SIZE);
+        assert_eq!(StructureCorrection::try_new(3).unwrap().size(), 4 * SIZE);
         assert_eq!(
-            ch.value(&keys, Color::Black, (None, None, None)),
+            ch.value(&sh, &keys, Color::Black, (None, None, None)),
             params::CorrContWeight() * params::CorrContNone()
         );
         for _ in 0..100 {
-            ch.update(&keys, Color::Black, (Some(3), Some(4), Some(5)), 256);
+            ch.update(&sh, &keys, Color::Black, (Some(3), Some(4), Some(5)), 256);
         }
-        let v = ch.value(&keys, Color::Black, (Some(3), Some(4), Some(5)));
+        let v = ch.value(&sh, &keys, Color::Black, (Some(3), Some(4), Some(5)));
         assert!(v > 0);
         let most = (params::CorrPawnWeight()
             + params::CorrMinorWeight()
@@ -136,7 +181,7 @@ mod tests {
             * LIMIT;
         assert!(v <= most);
         assert_eq!(
-            ch.value(&keys, Color::White, (None, None, None)),
+            ch.value(&sh, &keys, Color::White, (None, None, None)),
             params::CorrContWeight() * params::CorrContNone()
         );
         assert!(CorrectionHistory::correct(100, v) > 100);
@@ -146,7 +191,14 @@ mod tests {
         let k2 = *other.structure_keys();
         assert_ne!(keys.pawn, k2.pawn);
         assert_eq!(keys.minor, k2.minor);
+        // Another thread's history reads the shared structure tables, not the continuation.
+        let other_thread = CorrectionHistory::try_new().unwrap();
+        let structure = other_thread.value(&sh, &keys, Color::Black, (None, None, None))
+            - params::CorrContWeight() * params::CorrContNone();
+        assert!(structure > 0 && structure < v);
         ch.clear();
-        assert_eq!(ch.value(&keys, Color::Black, (Some(3), Some(4), Some(5))), 0);
+        assert_eq!(ch.value(&sh, &keys, Color::Black, (Some(3), Some(4), Some(5))), structure);
+        sh.clear();
+        assert_eq!(ch.value(&sh, &keys, Color::Black, (Some(3), Some(4), Some(5))), 0);
     }
 }

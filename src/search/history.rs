@@ -7,8 +7,9 @@
 //! - Continuation histories: by the (piece, destination) of a move 1 to 6 plies earlier, whether
 //!   that move was made in check and whether it captured (or promoted a pawn), and the (piece,
 //!   destination) of the move being scored; they learn follow-ups.
-//! - Pawn history: by a hash of the pawns on the board and the (piece, destination) of the move:
-//!   what works against this pawn structure.
+//! - Pawn history ([`PawnHistory`]): by a hash of the pawns on the board and the (piece,
+//!   destination) of the move: what works against this pawn structure. Unlike the others it is
+//!   shared by all the search threads, which learn it together.
 //!
 //! "Piece" is the piece as it stands after the move (promoted if it promoted); a (piece,
 //! destination) pair is a `PieceTo` index, `piece * 81 + square`. Every table uses the gravity
@@ -17,6 +18,7 @@
 
 use super::params;
 use crate::types::{Color, Move, Piece, PieceType, Square};
+use std::sync::atomic::{AtomicI16, Ordering};
 
 /// Origins: the 81 squares, then one pseudo-origin per droppable kind.
 const ORIGINS: usize = 81 + 7;
@@ -26,7 +28,7 @@ const FROM_TO: usize = ORIGINS * 81;
 pub const PIECE_TO: usize = Piece::NUM * 81;
 /// Plies from the root that have a low-ply history.
 pub const LOW_PLY: usize = 5;
-/// Entries of the pawn history (a power of two).
+/// Rows of the pawn history for each search thread (a power of two).
 const PAWN_HISTORY_SIZE: usize = 1024;
 /// How many plies back the continuation histories look.
 pub const CONT_PLIES: usize = 6;
@@ -88,6 +90,17 @@ pub fn gravity(entry: &mut i16, bonus: i32, max: i32) {
     *entry = (e + bonus - e * bonus.abs() / max) as i16;
 }
 
+/// [`gravity`] on an entry of a table the threads share. The read and the write are separate,
+/// so an update another thread makes in between is lost (Stockfish's shared histories take the
+/// same trade for speed); the entry still stays within `±max` whatever the interleaving, as
+/// each write is a bounded update of a value read from the entry.
+#[inline(always)]
+pub fn gravity_shared(entry: &AtomicI16, bonus: i32, max: i32) {
+    let mut e = entry.load(Ordering::Relaxed);
+    gravity(&mut e, bonus, max);
+    entry.store(e, Ordering::Relaxed);
+}
+
 /// The continuation keys ([`cont_key`]) of the moves 1 to 6 plies before a node, where there
 /// were such moves (not null moves, not before the root).
 pub type ContKeys = [Option<usize>; CONT_PLIES];
@@ -97,13 +110,22 @@ pub struct History {
     low_ply: Table,
     capture: Table,
     continuation: Table,
-    pawn: Table,
     /// How often the table's move has been the best move at non-PV nodes (one entry).
     tt_move: i16,
 }
 
 /// A history table: zeroed entries, on large pages where possible.
 pub type Table = super::large_pages::LargeSlice<i16>;
+
+/// A history table the search threads share (relaxed atomic entries; see [`gravity_shared`]).
+pub type SharedTable = super::large_pages::LargeSlice<AtomicI16>;
+
+/// The number of copies of a per-thread table size that tables shared by `threads` threads get:
+/// the thread count rounded up to a power of two (so that a masked hash indexes them), or
+/// `None` beyond any table size.
+pub fn shared_scale(threads: usize) -> Option<usize> {
+    threads.max(1).checked_next_power_of_two()
+}
 
 impl Default for History {
     fn default() -> History {
@@ -126,7 +148,6 @@ impl History {
             capture: zeroed(PIECE_TO * PieceType::NUM)?,
             // One more row, never updated: the row of "no previous move" (see `cont_row`).
             continuation: zeroed((CONT_ROWS + 1) * PIECE_TO)?,
-            pawn: zeroed(PAWN_HISTORY_SIZE * PIECE_TO)?,
             tt_move: 0,
         };
         h.clear();
@@ -139,7 +160,6 @@ impl History {
         self.low_ply.fill(LOW_PLY_START);
         self.capture.fill(CAPTURE_START);
         self.continuation.fill(CONTINUATION_START);
-        self.pawn.fill(PAWN_START);
         self.tt_move = 0;
     }
 
@@ -250,36 +270,6 @@ impl History {
     pub fn main_base(c: Color) -> usize {
         c.index() * FROM_TO
     }
-
-    /// The pawn-history row of the pawn structure `pawns`, for [`History::pawn_at`].
-    #[inline(always)]
-    pub fn pawn_row(pawns: u64) -> usize {
-        pawn_index(pawns)
-    }
-
-    /// The pawn history of the move with key `current` in row `row` (from
-    /// [`History::pawn_row`]).
-    #[inline(always)]
-    pub fn pawn_at(&self, row: usize, current: usize) -> i32 {
-        debug_assert!(
-            row < PAWN_HISTORY_SIZE * PIECE_TO && row.is_multiple_of(PIECE_TO) && current < PIECE_TO
-        );
-        // SAFETY: rows come from `pawn_row` (a multiple of `PIECE_TO` below
-        // `PAWN_HISTORY_SIZE * PIECE_TO`) and keys are below `PIECE_TO`, so the index is below
-        // the table's length, `PAWN_HISTORY_SIZE * PIECE_TO`.
-        unsafe { *self.pawn.get_unchecked(row + current) as i32 }
-    }
-
-    /// The pawn history of a move with key `current` under the pawn structure `pawns`.
-    #[inline(always)]
-    pub fn pawn(&self, pawns: u64, current: usize) -> i32 {
-        self.pawn_at(History::pawn_row(pawns), current)
-    }
-
-    #[inline(always)]
-    pub fn update_pawn(&mut self, pawns: u64, current: usize, bonus: i32) {
-        gravity(&mut self.pawn[pawn_index(pawns) + current], bonus, params::HistPawnMax());
-    }
 }
 
 #[inline(always)]
@@ -287,9 +277,69 @@ fn capture_index(pc: Piece, to: Square, captured: Option<PieceType>) -> usize {
     piece_to(pc, to) * PieceType::NUM + captured.map_or(0, |c| c.index())
 }
 
-#[inline(always)]
-fn pawn_index(pawns: u64) -> usize {
-    (pawns as usize & (PAWN_HISTORY_SIZE - 1)) * PIECE_TO
+/// The pawn history, shared by the search threads: by a hash of the pawns on the board and
+/// the (piece, destination) of a move. `PAWN_HISTORY_SIZE` rows a thread (rounded up to a
+/// power of two threads), so that each thread has as many rows as a lone one.
+pub struct PawnHistory {
+    table: SharedTable,
+    /// The number of rows less one (a mask of the hash).
+    mask: usize,
+}
+
+impl PawnHistory {
+    /// The pawn history of `threads` threads, as a new game starts it, or `None` when the
+    /// allocator refuses the memory (about 5 MB a thread).
+    pub fn try_new(threads: usize) -> Option<PawnHistory> {
+        let rows = PAWN_HISTORY_SIZE.checked_mul(shared_scale(threads)?)?;
+        let h = PawnHistory { table: SharedTable::try_zeroed(rows.checked_mul(PIECE_TO)?)?, mask: rows - 1 };
+        h.clear();
+        Some(h)
+    }
+
+    /// The number of rows.
+    pub fn rows(&self) -> usize {
+        self.mask + 1
+    }
+
+    /// Forgets everything (a new game; no search may be running).
+    pub fn clear(&self) {
+        for e in self.table.iter() {
+            e.store(PAWN_START, Ordering::Relaxed);
+        }
+    }
+
+    /// The row of the pawn structure `pawns`, for [`PawnHistory::at`].
+    #[inline(always)]
+    pub fn row(&self, pawns: u64) -> usize {
+        (pawns as usize & self.mask) * PIECE_TO
+    }
+
+    /// The pawn history of the move with key `current` in row `row` (from [`PawnHistory::row`]).
+    #[inline(always)]
+    pub fn at(&self, row: usize, current: usize) -> i32 {
+        debug_assert!(row <= self.mask * PIECE_TO && row.is_multiple_of(PIECE_TO) && current < PIECE_TO);
+        // SAFETY: rows come from this table's `row` (a multiple of `PIECE_TO`, at most
+        // `mask * PIECE_TO`) and keys are below `PIECE_TO`, so the index is below
+        // `(mask + 1) * PIECE_TO`, the table's length.
+        unsafe { self.table.get_unchecked(row + current).load(Ordering::Relaxed) as i32 }
+    }
+
+    /// The pawn history of a move with key `current` under the pawn structure `pawns`.
+    #[inline(always)]
+    pub fn get(&self, pawns: u64, current: usize) -> i32 {
+        self.at(self.row(pawns), current)
+    }
+
+    #[inline(always)]
+    pub fn update(&self, pawns: u64, current: usize, bonus: i32) {
+        gravity_shared(&self.table[self.row(pawns) + current], bonus, params::HistPawnMax());
+    }
+
+    /// The number of entries learned since the last clear (tests).
+    #[cfg(test)]
+    pub fn learned(&self) -> usize {
+        self.table.iter().filter(|e| e.load(Ordering::Relaxed) != PAWN_START).count()
+    }
 }
 
 #[cfg(test)]
@@ -329,8 +379,6 @@ mod tests {
         assert_eq!(h.continuation(Some(cont_key(true, false, k)), k), CONTINUATION_START as i32);
         h.update_continuation(None, k, 200);
         assert_eq!(h.continuation(None, k), CONTINUATION_START as i32);
-        h.update_pawn(u64::MAX, k, 300);
-        assert!(h.pawn(u64::MAX, k) > PAWN_START as i32);
         let m = Move::from_usi("R*9i").unwrap();
         h.update_low_ply(LOW_PLY - 1, m, 100);
         assert!(h.low_ply(LOW_PLY - 1, m) > LOW_PLY_START as i32);
@@ -348,5 +396,38 @@ mod tests {
         assert_eq!(h.low_ply(0, m), LOW_PLY_START as i32);
         h.clear();
         assert_eq!(h.tt_move(), 0);
+    }
+
+    #[test]
+    fn the_pawn_history_is_shared_and_sized_by_threads() {
+        assert_eq!(shared_scale(0), Some(1));
+        assert_eq!(shared_scale(3), Some(4));
+        assert_eq!(shared_scale(usize::MAX), None);
+        let one = PawnHistory::try_new(1).unwrap();
+        assert_eq!(one.rows(), PAWN_HISTORY_SIZE);
+        let h = PawnHistory::try_new(5).unwrap();
+        assert_eq!(h.rows(), 8 * PAWN_HISTORY_SIZE);
+        let k = piece_to(Piece::new(Color::White, PieceType::Dragon), Square::Sq99);
+        assert_eq!(h.get(u64::MAX, k), PAWN_START as i32);
+        // Two pawn structures a lone thread's table would put in one row are apart here.
+        let a = 5u64;
+        let b = a + PAWN_HISTORY_SIZE as u64;
+        assert_eq!(one.row(a), one.row(b));
+        assert_ne!(h.row(a), h.row(b));
+        // Threads update it through a shared reference.
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..100 {
+                        h.update(a, k, 300);
+                    }
+                });
+            }
+        });
+        let v = h.get(a, k);
+        assert!(v > PAWN_START as i32 && v <= params::HistPawnMax());
+        assert_eq!(h.get(b, k), PAWN_START as i32);
+        h.clear();
+        assert_eq!(h.get(a, k), PAWN_START as i32);
     }
 }

@@ -20,6 +20,8 @@ pub unsafe trait ZeroValid {}
 unsafe impl ZeroValid for i16 {}
 // SAFETY: as above.
 unsafe impl ZeroValid for u64 {}
+// SAFETY: an `AtomicI16` has the size, alignment and bit validity of an `i16`.
+unsafe impl ZeroValid for std::sync::atomic::AtomicI16 {}
 
 /// The size of a large page, and the alignment of large tables.
 const LARGE_PAGE: usize = 2 * 1024 * 1024;

@@ -12,7 +12,7 @@
 //! Pawn promotions count as captures everywhere. The picker yields pseudo-legal moves; the
 //! search checks `is_legal` before making one.
 
-use super::history::{from_to_board, from_to_drop, piece_to, ContKeys, History};
+use super::history::{from_to_board, from_to_drop, piece_to, ContKeys, History, PawnHistory};
 use super::params;
 use crate::position::{generate, see::SEE_PIECE_VALUE, uninit_array, GenType, MoveList, Position, MAX_MOVES};
 use crate::types::{Move, Piece, PieceType};
@@ -108,7 +108,7 @@ struct QuietScorer {
 }
 
 impl QuietScorer {
-    fn new(pos: &Position, ctx: &QuietContext) -> QuietScorer {
+    fn new(pos: &Position, ctx: &QuietContext, pawn: &PawnHistory) -> QuietScorer {
         let k = &ctx.cont_keys;
         let mut checks = [0u128; PieceType::NUM];
         for pt in PieceType::ALL {
@@ -119,7 +119,7 @@ impl QuietScorer {
         }
         QuietScorer {
             main: History::main_base(pos.side_to_move()),
-            pawn: History::pawn_row(ctx.pawns),
+            pawn: pawn.row(ctx.pawns),
             cont: [k[0], k[1], k[2], k[3], k[5]].map(History::cont_row),
             low_ply: (ctx.ply < super::history::LOW_PLY).then_some((ctx.ply, 1 + ctx.ply as i32)),
             checks,
@@ -131,10 +131,18 @@ impl QuietScorer {
     /// a bonus for a check that does not lose material (`QuietCheckBonus`, `QuietCheckSee`). `pc`
     /// is the piece the move leaves on its destination; `ft` its (origin, destination) index.
     #[inline(always)]
-    fn score(&self, pos: &Position, history: &History, m: Move, pc: Piece, ft: usize) -> i32 {
+    fn score(
+        &self,
+        pos: &Position,
+        history: &History,
+        pawn: &PawnHistory,
+        m: Move,
+        pc: Piece,
+        ft: usize,
+    ) -> i32 {
         let key = piece_to(pc, m.to());
         let c = &self.cont;
-        let mut v = 2 * history.main_at(self.main, ft) + 2 * history.pawn_at(self.pawn, key);
+        let mut v = 2 * history.main_at(self.main, ft) + 2 * pawn.at(self.pawn, key);
         v += history.cont_at(c[0], key)
             + history.cont_at(c[1], key)
             + history.cont_at(c[2], key)
@@ -292,8 +300,8 @@ impl MovePicker {
     /// other stage set-ups: `next` runs at every node and must stay small in the instruction
     /// cache.)
     #[inline(never)]
-    fn score_quiets(&mut self, pos: &Position, history: &History) {
-        let scorer = QuietScorer::new(pos, &self.ctx);
+    fn score_quiets(&mut self, pos: &Position, history: &History, pawn: &PawnHistory) {
+        let scorer = QuietScorer::new(pos, &self.ctx, pawn);
         let (from, end) = (self.end_captures, self.list.len());
         let limit = ((-params::QuietSortDepth() * self.depth) as i64) << 32;
         let moves = &self.list.as_slice()[from..end];
@@ -315,12 +323,12 @@ impl MovePicker {
         for (i, &m) in moves[..drops_from].iter().enumerate() {
             let pc = pos.piece_on(m.from()).expect("a move starts on a piece");
             let pc = if m.is_promotion() { pc.promoted() } else { pc };
-            put(i, m, scorer.score(pos, history, m, pc, from_to_board(m)));
+            put(i, m, scorer.score(pos, history, pawn, m, pc, from_to_board(m)));
         }
         let us = pos.side_to_move();
         for (i, &m) in moves.iter().enumerate().skip(drops_from) {
             let pt = m.dropped_piece();
-            put(i, m, scorer.score(pos, history, m, Piece::new(us, pt), from_to_drop(pt, m.to())));
+            put(i, m, scorer.score(pos, history, pawn, m, Piece::new(us, pt), from_to_drop(pt, m.to())));
         }
         self.scored = end;
         self.end_above = from + above;
@@ -414,7 +422,7 @@ impl MovePicker {
     }
 
     /// The next move, or `None` when every stage is exhausted.
-    pub fn next(&mut self, pos: &Position, history: &History) -> Option<Move> {
+    pub fn next(&mut self, pos: &Position, history: &History, pawn: &PawnHistory) -> Option<Move> {
         loop {
             match self.stage {
                 Stage::MainTt | Stage::EvasionTt | Stage::QsTt | Stage::ProbCutTt => {
@@ -456,7 +464,7 @@ impl MovePicker {
                 Stage::QuietInit => {
                     if !self.skip_quiets {
                         generate(pos, GenType::QuietsProMinus, &mut self.list);
-                        self.score_quiets(pos, history);
+                        self.score_quiets(pos, history, pawn);
                     }
                     self.end_generated = self.list.len();
                     self.cur = self.end_captures;
@@ -539,7 +547,7 @@ mod tests {
 
     /// Walks the tree through the picker: every legal move exactly once, so the counts equal
     /// perft's (with all moves generated).
-    fn picker_perft(pos: &mut Position, depth: u32, history: &History) -> u64 {
+    fn picker_perft(pos: &mut Position, depth: u32, history: &History, pawn: &PawnHistory) -> u64 {
         if depth == 0 {
             return 1;
         }
@@ -548,14 +556,14 @@ mod tests {
         let mut picker = MovePicker::new(pos, pick(0), depth as i32, ctx(depth as usize), true);
         let mut seen = Vec::new();
         let mut n = 0;
-        while let Some(m) = picker.next(pos, history) {
+        while let Some(m) = picker.next(pos, history, pawn) {
             if !pos.is_legal(m) {
                 continue;
             }
             assert!(!seen.contains(&m), "{m} twice in {}", pos.to_sfen());
             seen.push(m);
             pos.do_move(m);
-            n += picker_perft(pos, depth - 1, history);
+            n += picker_perft(pos, depth - 1, history, pawn);
             pos.undo_move(m);
         }
         assert_eq!(seen.len(), legal.len(), "picker missed moves in {}", pos.to_sfen());
@@ -565,30 +573,32 @@ mod tests {
     #[test]
     fn picker_yields_every_legal_move_once() {
         let mut history = History::default();
+        let pawn = PawnHistory::try_new(1).unwrap();
         // Some history, so that good and bad quiets both occur.
         let mut pos = Position::from_sfen(STARTPOS).unwrap();
         for (i, m) in MoveList::legal(&pos, true).iter().enumerate() {
             history.update_main(pos.side_to_move(), *m, if i % 2 == 0 { 7000 } else { -7000 });
         }
-        assert_eq!(picker_perft(&mut pos, 3, &history), 25_470);
+        assert_eq!(picker_perft(&mut pos, 3, &history, &pawn), 25_470);
         let mut pos =
             Position::from_sfen("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
                 .unwrap();
-        assert_eq!(picker_perft(&mut pos, 2, &history), 28_684);
+        assert_eq!(picker_perft(&mut pos, 2, &history, &pawn), 28_684);
         let mut pos = Position::from_sfen("R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1").unwrap();
-        assert_eq!(picker_perft(&mut pos, 2, &history), 105_677);
+        assert_eq!(picker_perft(&mut pos, 2, &history, &pawn), 105_677);
     }
 
     #[test]
     fn skipping_quiets_leaves_only_captures() {
         let history = History::default();
+        let pawn = PawnHistory::try_new(1).unwrap();
         let pos =
             Position::from_sfen("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
                 .unwrap();
         let mut picker = MovePicker::new(&pos, None, 5, ctx(3), false);
         picker.skip_quiet_moves();
         let mut n = 0;
-        while let Some(m) = picker.next(&pos, &history) {
+        while let Some(m) = picker.next(&pos, &history, &pawn) {
             assert!(is_tactical(&pos, m), "{m}");
             n += 1;
         }
@@ -599,6 +609,7 @@ mod tests {
     #[test]
     fn probcut_moves_reach_the_threshold() {
         let history = History::default();
+        let pawn = PawnHistory::try_new(1).unwrap();
         let pos =
             Position::from_sfen("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
                 .unwrap();
@@ -607,7 +618,7 @@ mod tests {
             let captures = MoveList::generate(&pos, GenType::CapturesProPlus, false);
             let expected = captures.iter().filter(|&&m| pos.see_ge(m, threshold)).count();
             let mut n = 0;
-            while let Some(m) = picker.next(&pos, &history) {
+            while let Some(m) = picker.next(&pos, &history, &pawn) {
                 assert!(is_tactical(&pos, m) && pos.see_ge(m, threshold));
                 n += 1;
             }

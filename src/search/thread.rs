@@ -2,16 +2,19 @@
 //! data.
 //!
 //! All cross-thread state lives in [`SharedState`] (behind an `Arc`): the transposition table,
-//! the control flags (`stop`, pondering), per-thread node counters, the limits and the reporter.
-//! Each [`Worker`] owns its position, evaluator, histories and root moves, and the main worker
-//! also the [`SearchManager`] (its clock and deadlines); workers persist across searches
-//! (histories carry over) and move into the search threads for the duration of a `go`.
+//! the histories the threads learn together ([`SharedHistories`]), the control flags (`stop`,
+//! pondering), per-thread node counters, the limits and the reporter. Each [`Worker`] owns its
+//! position, evaluator, its own histories and root moves, and the main worker also the
+//! [`SearchManager`] (its clock and deadlines); workers persist across searches (histories
+//! carry over) and move into the search threads for the duration of a `go`.
 //!
 //! A `go` spawns one coordinator thread that runs the main worker itself and the helpers as
-//! scoped threads (Lazy SMP: all search the same root, sharing only the table). When the main
-//! worker stops, it waits out `ponder`/`infinite`, stops the helpers, picks the best thread by
-//! vote and reports `bestmove`. Exactly one `bestmove` per `go`.
+//! scoped threads (Lazy SMP: all search the same root, sharing the table and the shared
+//! histories). When the main worker stops, it waits out `ponder`/`infinite`, stops the helpers,
+//! picks the best thread by vote and reports `bestmove`. Exactly one `bestmove` per `go`.
 
+use super::correction::StructureCorrection;
+use super::history::{shared_scale, PawnHistory};
 use super::limits::Limits;
 use super::manager::SearchManager;
 use super::report::{BestMove, Reporter};
@@ -130,9 +133,39 @@ impl SearchControl {
 #[repr(align(64))]
 pub struct NodeCounter(pub AtomicU64);
 
+/// The histories all the search threads learn together, as Stockfish's and YaneuraOu's do: the
+/// pawn history and the structure tables of the correction history. Sized for the number of
+/// threads (each thread has as many entries as a lone one); they persist across searches, like
+/// the threads' own histories.
+pub struct SharedHistories {
+    pub pawn: PawnHistory,
+    pub correction: StructureCorrection,
+    /// The number of threads they are sized for, rounded up to a power of two.
+    scale: usize,
+}
+
+impl SharedHistories {
+    /// The histories of `threads` threads, as a new game starts them, or `None` when the
+    /// allocator refuses the memory.
+    pub fn try_new(threads: usize) -> Option<SharedHistories> {
+        Some(SharedHistories {
+            pawn: PawnHistory::try_new(threads)?,
+            correction: StructureCorrection::try_new(threads)?,
+            scale: shared_scale(threads)?,
+        })
+    }
+
+    /// Forgets what earlier games taught (usinewgame; no search may be running).
+    pub fn clear(&self) {
+        self.pawn.clear();
+        self.correction.clear();
+    }
+}
+
 /// Everything the threads of one search share.
 pub struct SharedState {
     pub tt: Arc<TranspositionTable>,
+    pub histories: Arc<SharedHistories>,
     pub control: Arc<SearchControl>,
     pub nodes: Vec<NodeCounter>,
     pub limits: Limits,
@@ -381,6 +414,8 @@ impl Worker {
 /// The search threads' data and the running search, if any.
 pub struct ThreadPool {
     workers: Vec<Worker>,
+    /// The histories the workers share, sized for their number.
+    histories: Arc<SharedHistories>,
     running: Option<JoinHandle<Vec<Worker>>>,
     control: Arc<SearchControl>,
     /// The NNUE net (and FV_SCALE) every worker evaluates with, if any.
@@ -400,6 +435,7 @@ impl ThreadPool {
     pub fn with_eval(threads: usize, kind: EvalType) -> ThreadPool {
         let mut pool = ThreadPool {
             workers: Vec::new(),
+            histories: Arc::new(SharedHistories::try_new(1).expect("memory for the shared histories")),
             running: None,
             control: Arc::new(SearchControl::default()),
             network: None,
@@ -433,6 +469,13 @@ impl ThreadPool {
             self.workers.push(w);
         }
         assert!(!self.workers.is_empty(), "memory for one search thread");
+        // The shared histories follow the number of threads (rounded up to a power of two);
+        // when the memory for larger ones cannot be had, the threads share the smaller ones.
+        if shared_scale(self.workers.len()) != Some(self.histories.scale) {
+            if let Some(h) = SharedHistories::try_new(self.workers.len()) {
+                self.histories = Arc::new(h);
+            }
+        }
         self.workers.len()
     }
 
@@ -468,12 +511,13 @@ impl ThreadPool {
         }
     }
 
-    /// Clears every worker's histories (waits for a running search first).
+    /// Clears every worker's histories and the shared ones (waits for a running search first).
     pub fn clear(&mut self) {
         self.wait();
         for w in &mut self.workers {
             w.clear();
         }
+        self.histories.clear();
     }
 
     /// Waits for the running search, if any, to report its `bestmove` and finish.
@@ -505,6 +549,7 @@ impl ThreadPool {
         self.control.pondering.store(limits.ponder, Ordering::SeqCst);
         let shared = Arc::new(SharedState {
             tt,
+            histories: Arc::clone(&self.histories),
             control: Arc::clone(&self.control),
             nodes: (0..self.workers.len()).map(|_| NodeCounter::default()).collect(),
             limits,
@@ -650,4 +695,37 @@ fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
         return BestMove::Resign;
     }
     BestMove::Move { best: rm.mv, ponder }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::report::SilentReporter;
+
+    #[test]
+    fn the_threads_share_histories_sized_for_them() {
+        let mut pool = ThreadPool::with_eval(3, EvalType::Material);
+        assert_eq!(pool.histories.scale, 4);
+        let lone_rows = PawnHistory::try_new(1).unwrap().rows();
+        assert_eq!(pool.histories.pawn.rows(), 4 * lone_rows);
+        assert_eq!(pool.set_threads(2), 2);
+        assert_eq!(pool.histories.pawn.rows(), 2 * lone_rows);
+        let before = Arc::clone(&pool.histories);
+        pool.set_threads(2);
+        assert!(Arc::ptr_eq(&before, &pool.histories), "the same size keeps what was learned");
+        drop(before);
+        assert_eq!(pool.histories.pawn.learned(), 0);
+        let limits = Limits { depth: Some(8), ..Limits::default() };
+        let tt = Arc::new(TranspositionTable::new(16));
+        pool.search_sync(
+            &Position::startpos(),
+            limits,
+            SearchConfig::default(),
+            tt,
+            Arc::new(SilentReporter),
+        );
+        assert!(pool.histories.pawn.learned() > 0);
+        pool.clear();
+        assert_eq!(pool.histories.pawn.learned(), 0);
+    }
 }
