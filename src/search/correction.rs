@@ -15,7 +15,7 @@ use super::history::{gravity, gravity_shared, shared_scale, zeroed, SharedTable,
 use super::params;
 use crate::position::StructureKeys;
 use crate::types::{Color, Value, VALUE_MATED_IN_MAX_PLY, VALUE_MATE_IN_MAX_PLY};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicI16, Ordering};
 
 /// Entries per structure table and side to move, for each search thread (a power of two).
 const SIZE: usize = 16384;
@@ -67,14 +67,17 @@ impl StructureCorrection {
         }
     }
 
+    /// The entries of the structures `keys` for the side to move `us`: pawn, minor pieces, and
+    /// black's and white's other pieces.
     #[inline(always)]
-    fn slot(&self, key: u64, us: Color) -> usize {
-        (key as usize & self.mask) * 2 + us.index()
-    }
-
-    #[inline(always)]
-    fn get(table: &SharedTable, i: usize) -> i32 {
-        table[i].load(Ordering::Relaxed) as i32
+    fn entries(&self, keys: &StructureKeys, us: Color) -> [&AtomicI16; 4] {
+        let slot = |key: u64| (key as usize & self.mask) * 2 + us.index();
+        [
+            &self.pawn[slot(keys.pawn)],
+            &self.minor[slot(keys.minor)],
+            &self.non_pawn[0][slot(keys.non_pawn[0])],
+            &self.non_pawn[1][slot(keys.non_pawn[1])],
+        ]
     }
 }
 
@@ -98,11 +101,8 @@ impl CorrectionHistory {
         us: Color,
         cont: (Option<usize>, Option<usize>, Option<usize>),
     ) -> i32 {
-        let get = StructureCorrection::get;
-        let p = get(&shared.pawn, shared.slot(keys.pawn, us));
-        let mi = get(&shared.minor, shared.slot(keys.minor, us));
-        let np = get(&shared.non_pawn[0], shared.slot(keys.non_pawn[0], us))
-            + get(&shared.non_pawn[1], shared.slot(keys.non_pawn[1], us));
+        let [p, mi, np0, np1] = shared.entries(keys, us).map(|e| e.load(Ordering::Relaxed) as i32);
+        let np = np0 + np1;
         let c = match cont {
             (two, four, Some(last)) => {
                 two.map_or(0, |k| self.continuation[k * PIECE_TO + last] as i32)
@@ -128,10 +128,11 @@ impl CorrectionHistory {
     ) {
         let minor = bonus * params::CorrMinorUpdate() / 128;
         let non_pawn = bonus * params::CorrNonPawnUpdate() / 128;
-        gravity_shared(&shared.pawn[shared.slot(keys.pawn, us)], bonus, LIMIT);
-        gravity_shared(&shared.minor[shared.slot(keys.minor, us)], minor, LIMIT);
-        gravity_shared(&shared.non_pawn[0][shared.slot(keys.non_pawn[0], us)], non_pawn, LIMIT);
-        gravity_shared(&shared.non_pawn[1][shared.slot(keys.non_pawn[1], us)], non_pawn, LIMIT);
+        let [p, mi, np0, np1] = shared.entries(keys, us);
+        gravity_shared(p, bonus, LIMIT);
+        gravity_shared(mi, minor, LIMIT);
+        gravity_shared(np0, non_pawn, LIMIT);
+        gravity_shared(np1, non_pawn, LIMIT);
         if let (two, four, Some(last)) = cont {
             if let Some(k) = two {
                 let b = bonus * params::CorrCont2Update() / 128;

@@ -435,7 +435,11 @@ impl ThreadPool {
     pub fn with_eval(threads: usize, kind: EvalType) -> ThreadPool {
         let mut pool = ThreadPool {
             workers: Vec::new(),
-            histories: Arc::new(SharedHistories::try_new(1).expect("memory for the shared histories")),
+            histories: Arc::new(
+                SharedHistories::try_new(threads)
+                    .or_else(|| SharedHistories::try_new(1))
+                    .expect("memory for the shared histories"),
+            ),
             running: None,
             control: Arc::new(SearchControl::default()),
             network: None,
