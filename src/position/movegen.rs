@@ -18,6 +18,12 @@
 //! moves the search actually tries). Unnecessary non-promotions (pawn, bishop, rook anywhere they
 //! could promote; lance to its second rank) are generated only when `all_moves` is set, as with
 //! the USI option `GenerateAllLegalMoves`; perft always counts them.
+//!
+//! Order: pawns, lances, knights, silvers, bishops, rooks, golds (with the promoted pawns,
+//! lances, knights and silvers), horses, dragons, the king, then drops; each piece's
+//! destinations by square index. The search sorts moves by score and keeps ties in this order,
+//! so with a coarse evaluation it decides which of equal moves is searched (and played) first:
+//! the king last keeps it from wandering (YaneuraOu generates in this order too).
 
 use super::Position;
 use crate::attacks;
@@ -146,36 +152,43 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
     debug_assert!(GT != EVASIONS || in_check);
     debug_assert!(!(GT == NON_EVASIONS || GT == CAPTURES || GT == QUIETS) || !in_check);
 
-    // King moves first (in check they may be all there is).
-    if let Some(k) = ksq {
-        let king_target = match GT {
-            CAPTURES => enemy,
-            QUIETS => empty,
-            _ => own.complement(),
-        };
-        let mut dests = attacks::king(k) & king_target;
-        if GT == LEGAL {
-            let occ_no_king = occ ^ Bitboard::from_square(k);
-            let mut safe = Bitboard::EMPTY;
-            for s in dests {
-                if !pos.is_attacked_with(them, s, occ_no_king, Bitboard::EMPTY) {
-                    safe.set(s);
+    // The king's destinations, found here while the position's boards are at hand and added to
+    // the sink after the other pieces' moves.
+    let king_dests = match ksq {
+        Some(k) => {
+            let king_target = match GT {
+                CAPTURES => enemy,
+                QUIETS => empty,
+                _ => own.complement(),
+            };
+            let dests = attacks::king(k) & king_target;
+            if GT == LEGAL {
+                let occ_no_king = occ ^ Bitboard::from_square(k);
+                let mut safe = Bitboard::EMPTY;
+                for s in dests {
+                    if !pos.is_attacked_with(them, s, occ_no_king, Bitboard::EMPTY) {
+                        safe.set(s);
+                    }
                 }
+                safe
+            } else {
+                dests
             }
-            dests = safe;
         }
-        sink.piece_moves(us, PieceType::King, k, dests, MoveTarget::Both);
-    }
+        None => Bitboard::EMPTY,
+    };
 
-    // What non-king moves may reach: in check, only the checker or the squares between.
+    // What non-king moves may reach: in check, only the checker or the squares between; in
+    // double check nothing (only the king moves).
     let (target, drop_target) = if in_check {
         if checkers.more_than_one() {
-            return;
+            (Bitboard::EMPTY, Bitboard::EMPTY)
+        } else {
+            let k = ksq.expect("in check implies a king");
+            let checker = checkers.lsb().expect("non-empty");
+            let between = attacks::between(k, checker);
+            (between | checkers, between)
         }
-        let k = ksq.expect("in check implies a king");
-        let checker = checkers.lsb().expect("non-empty");
-        let between = attacks::between(k, checker);
-        (between | checkers, between)
     } else {
         match GT {
             CAPTURES => (enemy, Bitboard::EMPTY),
@@ -220,21 +233,17 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
         }
     }
 
-    // A pinned knight can never stay on its pin line.
-    for from in pos.pieces_cp(us, PieceType::Knight).and_not(pinned) {
-        sink.piece_moves(us, PieceType::Knight, from, attacks::knight(us, from) & target, MoveTarget::Both);
-    }
     for from in pos.pieces_cp(us, PieceType::Lance) {
         let to = attacks::lance(us, from, occ) & target & line(from);
         sink.piece_moves(us, PieceType::Lance, from, to, MoveTarget::Both);
     }
+    // A pinned knight can never stay on its pin line.
+    for from in pos.pieces_cp(us, PieceType::Knight).and_not(pinned) {
+        sink.piece_moves(us, PieceType::Knight, from, attacks::knight(us, from) & target, MoveTarget::Both);
+    }
     for from in pos.pieces_cp(us, PieceType::Silver) {
         let to = attacks::silver(us, from) & target & line(from);
         sink.piece_moves(us, PieceType::Silver, from, to, MoveTarget::Both);
-    }
-    for from in pos.golds(us) {
-        let to = attacks::gold(us, from) & target & line(from);
-        sink.piece_moves(us, PieceType::Gold, from, to, MoveTarget::Both);
     }
     for from in pos.pieces_cp(us, PieceType::Bishop) {
         let to = attacks::bishop(from, occ) & target & line(from);
@@ -244,6 +253,10 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
         let to = attacks::rook(from, occ) & target & line(from);
         sink.piece_moves(us, PieceType::Rook, from, to, MoveTarget::Both);
     }
+    for from in pos.golds(us) {
+        let to = attacks::gold(us, from) & target & line(from);
+        sink.piece_moves(us, PieceType::Gold, from, to, MoveTarget::Both);
+    }
     for from in pos.pieces_cp(us, PieceType::Horse) {
         let to = attacks::horse(from, occ) & target & line(from);
         sink.piece_moves(us, PieceType::Horse, from, to, MoveTarget::Both);
@@ -251,6 +264,10 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
     for from in pos.pieces_cp(us, PieceType::Dragon) {
         let to = attacks::dragon(from, occ) & target & line(from);
         sink.piece_moves(us, PieceType::Dragon, from, to, MoveTarget::Both);
+    }
+    // King moves after the other pieces' (ties in the move ordering are searched in this order).
+    if let Some(k) = ksq {
+        sink.piece_moves(us, PieceType::King, k, king_dests, MoveTarget::Both);
     }
 
     // Drops.
