@@ -468,3 +468,46 @@ fn wide_list_capacity_bounds_extended_positions() {
     assert_eq!(list.len() as u64, counter.count);
     assert!(list.len() > 500, "{}", list.len());
 }
+
+/// The generator's order (see `movegen`'s docs), which decides the search's ties: pawns, lances,
+/// knights, silvers, bishops, rooks, the gold-movers, horses, dragons, the king, then pawn drops
+/// and the other drops, in every category.
+#[test]
+fn moves_come_in_the_generators_piece_order() {
+    fn class(pos: &Position, m: Move) -> u8 {
+        if m.is_drop() {
+            return if m.dropped_piece() == PieceType::Pawn { 10 } else { 11 };
+        }
+        match pos.piece_on(m.from()).expect("a piece on the from square").piece_type() {
+            PieceType::Pawn => 0,
+            PieceType::Lance => 1,
+            PieceType::Knight => 2,
+            PieceType::Silver => 3,
+            PieceType::Bishop => 4,
+            PieceType::Rook => 5,
+            PieceType::Gold
+            | PieceType::ProPawn
+            | PieceType::ProLance
+            | PieceType::ProKnight
+            | PieceType::ProSilver => 6,
+            PieceType::Horse => 7,
+            PieceType::Dragon => 8,
+            PieceType::King => 9,
+        }
+    }
+    let mut kings_seen = 0;
+    for pos in random_positions(40, 80, 5) {
+        let categories: &[GenType] = if pos.in_check() {
+            &[GenType::Legal, GenType::Evasions]
+        } else {
+            &[GenType::Legal, GenType::NonEvasions, GenType::CapturesProPlus, GenType::QuietsProMinus]
+        };
+        for &gt in categories {
+            let list = MoveList::generate(&pos, gt, true);
+            let classes: Vec<u8> = list.iter().map(|&m| class(&pos, m)).collect();
+            assert!(classes.windows(2).all(|w| w[0] <= w[1]), "{gt:?} of {}: {classes:?}", pos.to_sfen());
+            kings_seen += classes.contains(&9) as usize;
+        }
+    }
+    assert!(kings_seen > 100, "the walks reached too few king moves: {kings_seen}");
+}
