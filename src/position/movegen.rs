@@ -178,17 +178,17 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
         None => Bitboard::EMPTY,
     };
 
-    // What non-king moves may reach: in check, only the checker or the squares between; in
-    // double check nothing (only the king moves).
+    // What non-king moves may reach: in check, only the checker or the squares between.
     let (target, drop_target) = if in_check {
+        let k = ksq.expect("in check implies a king");
         if checkers.more_than_one() {
-            (Bitboard::EMPTY, Bitboard::EMPTY)
-        } else {
-            let k = ksq.expect("in check implies a king");
-            let checker = checkers.lsb().expect("non-empty");
-            let between = attacks::between(k, checker);
-            (between | checkers, between)
+            // Double check: only the king moves.
+            sink.piece_moves(us, PieceType::King, k, king_dests, MoveTarget::Both);
+            return;
         }
+        let checker = checkers.lsb().expect("non-empty");
+        let between = attacks::between(k, checker);
+        (between | checkers, between)
     } else {
         match GT {
             CAPTURES => (enemy, Bitboard::EMPTY),
