@@ -87,12 +87,9 @@ fi
 
 # The USI session tests (the scripted sessions and the 34 recorded GUI sessions) against the
 # Windows executable, through scripts/windows/wine-hayate; the options file is taken away first.
-# One test at a time: with the other tests' engines starting beside it, Wine now and then let a
-# recorded session's engine exit before it read `usi` (twice in a row on 2026-11-28; the replay
-# alone passed).
 rm -f "$dir/engine-options.toml"
 if HAYATE_WINDOWS_LEVEL="$level" HAYATE_USI_ENGINE="$root/scripts/windows/wine-hayate" \
-    cargo test --release --test usi_session -- --test-threads=1; then
+    cargo test --release --test usi_session; then
     echo "ok: USI session tests under Wine"
 else
     echo "FAILED: USI session tests under Wine"; fail=1
