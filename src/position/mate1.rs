@@ -125,7 +125,9 @@ impl Position {
         let ctx = Ctx {
             free_now: std::cell::OnceCell::new(),
             reach: if CONTACT {
-                attacks::king(ksq) | self.check_squares(PieceType::Knight)
+                // The knight check squares, without asking for the check-square table (most
+                // calls find no candidate and need none of it).
+                attacks::king(ksq) | attacks::knight(them, ksq)
             } else {
                 Bitboard::ALL
             },
@@ -246,7 +248,6 @@ impl Ctx<'_> {
         let pos = self.pos;
         let us = self.us;
         let our_king = pos.king_square(us);
-        let pinned = pos.pinned(us);
         let discoverers =
             if CONTACT { Bitboard::EMPTY } else { pos.blockers_for_king(self.them) & self.ours };
         let zone = Bitboard::promotion_zone(us);
@@ -267,6 +268,10 @@ impl Ctx<'_> {
             let pc = pos.piece_on(from).expect("an own piece");
             let pt = pc.piece_type();
             let mut dests = attacks::piece(pc, from, self.occ).and_not(self.ours) & self.reach;
+            if dests.is_empty() {
+                // Every candidate of this piece lands in `dests` (a discovered check too).
+                continue;
+            }
             let discovered =
                 if discoverers.contains(from) { !attacks::line(from, self.ksq) } else { Bitboard::EMPTY };
             if pt == PieceType::King {
@@ -284,7 +289,7 @@ impl Ctx<'_> {
                 }
                 continue;
             }
-            if pinned.contains(from) {
+            if pos.pinned(us).contains(from) {
                 if let Some(k) = our_king {
                     dests &= attacks::line(k, from);
                 }
