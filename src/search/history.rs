@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicI16, Ordering};
 /// Origins: the 81 squares, then one pseudo-origin per droppable kind.
 const ORIGINS: usize = 81 + 7;
 /// Number of (origin, destination) pairs.
-const FROM_TO: usize = ORIGINS * 81;
+pub const FROM_TO: usize = ORIGINS * 81;
 /// Number of (piece, destination) pairs.
 pub const PIECE_TO: usize = Piece::NUM * 81;
 /// Plies from the root that have a low-ply history.
@@ -270,6 +270,34 @@ impl History {
     pub fn main_base(c: Color) -> usize {
         c.index() * FROM_TO
     }
+
+    /// The main-history row of side `c`, indexed by a move's (origin, destination) ([`from_to`]).
+    #[inline(always)]
+    pub fn main_entries(&self, c: Color) -> &[i16; FROM_TO] {
+        entries(&self.main, History::main_base(c))
+    }
+
+    /// The continuation-history row of the previous move with continuation key `previous` (the
+    /// row of no move when there was none), indexed by a move's (piece, destination)
+    /// ([`piece_to`]).
+    #[inline(always)]
+    pub fn cont_entries(&self, previous: Option<usize>) -> &[i16; PIECE_TO] {
+        entries(&self.continuation, History::cont_row(previous))
+    }
+
+    /// The low-ply-history row of `ply` (below `LOW_PLY`), indexed by a move's (origin,
+    /// destination).
+    #[inline(always)]
+    pub fn low_ply_entries(&self, ply: usize) -> &[i16; FROM_TO] {
+        entries(&self.low_ply, ply * FROM_TO)
+    }
+}
+
+/// The `N` entries of `table` from `start`, as an array (indexing it with an index known to be
+/// below `N` needs no bounds check).
+#[inline(always)]
+fn entries<T, const N: usize>(table: &[T], start: usize) -> &[T; N] {
+    table[start..start + N].try_into().expect("a row within the table")
 }
 
 #[inline(always)]
@@ -322,6 +350,13 @@ impl PawnHistory {
         // `mask * PIECE_TO`) and keys are below `PIECE_TO`, so the index is below
         // `(mask + 1) * PIECE_TO`, the table's length.
         unsafe { self.table.get_unchecked(row + current).load(Ordering::Relaxed) as i32 }
+    }
+
+    /// The row of the pawn structure `pawns`, indexed by a move's (piece, destination)
+    /// ([`piece_to`]).
+    #[inline(always)]
+    pub fn entries(&self, pawns: u64) -> &[AtomicI16; PIECE_TO] {
+        entries(&self.table, self.row(pawns))
     }
 
     /// The pawn history of a move with key `current` under the pawn structure `pawns`.

@@ -12,11 +12,15 @@
 //! Pawn promotions count as captures everywhere. The picker yields pseudo-legal moves; the
 //! search checks `is_legal` before making one.
 
-use super::history::{from_to_board, from_to_drop, piece_to, ContKeys, History, PawnHistory};
+use super::history::{
+    from_to, from_to_board, from_to_drop, piece_to, ContKeys, History, PawnHistory, FROM_TO, LOW_PLY,
+    PIECE_TO,
+};
 use super::params;
 use crate::position::{generate, see::SEE_PIECE_VALUE, uninit_array, GenType, MoveList, Position, MAX_MOVES};
-use crate::types::{Move, Piece, PieceType};
+use crate::types::{Move, Piece, PieceType, Square};
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicI16, Ordering};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
 enum Stage {
@@ -97,66 +101,66 @@ fn capture_score(pos: &Position, history: &History, m: Move) -> i32 {
 
 /// What scoring quiet moves reads at one node, looked up once: the rows of the histories and
 /// the check squares of each kind.
-struct QuietScorer {
-    main: usize,
-    pawn: usize,
-    cont: [usize; 5],
-    low_ply: Option<(usize, i32)>,
-    /// The squares from which each kind gives check, one bit per square index (a bitboard's
-    /// halves joined), for a test without vector registers.
-    checks: [u128; PieceType::NUM],
+struct QuietScorer<'a> {
+    main: &'a [i16; FROM_TO],
+    pawn: &'a [AtomicI16; PIECE_TO],
+    cont: [&'a [i16; PIECE_TO]; 5],
+    /// The squares from which each kind gives check, one bit per square index in two words (a
+    /// bitboard's halves joined), for a test without vector registers.
+    checks: [[u64; 2]; PieceType::NUM],
 }
 
-impl QuietScorer {
-    fn new(pos: &Position, ctx: &QuietContext, pawn: &PawnHistory) -> QuietScorer {
+impl<'a> QuietScorer<'a> {
+    fn new(
+        pos: &Position,
+        ctx: &QuietContext,
+        history: &'a History,
+        pawn: &'a PawnHistory,
+    ) -> QuietScorer<'a> {
         let k = &ctx.cont_keys;
-        let mut checks = [0u128; PieceType::NUM];
+        let mut checks = [[0u64; 2]; PieceType::NUM];
         for pt in PieceType::ALL {
             if pt != PieceType::King {
                 let b = pos.check_squares(pt);
-                checks[pt.index()] = b.lo() as u128 | (b.hi() as u128) << 63;
+                let joined = b.lo() as u128 | (b.hi() as u128) << 63;
+                checks[pt.index()] = [joined as u64, (joined >> 64) as u64];
             }
         }
         QuietScorer {
-            main: History::main_base(pos.side_to_move()),
-            pawn: pawn.row(ctx.pawns),
-            cont: [k[0], k[1], k[2], k[3], k[5]].map(History::cont_row),
-            low_ply: (ctx.ply < super::history::LOW_PLY).then_some((ctx.ply, 1 + ctx.ply as i32)),
+            main: history.main_entries(pos.side_to_move()),
+            pawn: pawn.entries(ctx.pawns),
+            cont: [k[0], k[1], k[2], k[3], k[5]].map(|p| history.cont_entries(p)),
             checks,
         }
     }
 
-    /// A quiet move's ordering score: main and pawn histories (doubled), the continuation
-    /// histories of the moves 1, 2, 3, 4 and 6 plies back, the low-ply history near the root, and
-    /// a bonus for a check that does not lose material (`QuietCheckBonus`, `QuietCheckSee`). `pc`
-    /// is the piece the move leaves on its destination; `ft` its (origin, destination) index.
+    /// A quiet move's ordering score from the histories: main and pawn (doubled), and the
+    /// continuation histories of the moves 1, 2, 3, 4 and 6 plies back. `key` is the move's
+    /// (piece, destination) index ([`piece_to`]), `ft` its (origin, destination) index
+    /// ([`from_to_board`], [`from_to_drop`]).
     #[inline(always)]
-    fn score(
-        &self,
-        pos: &Position,
-        history: &History,
-        pawn: &PawnHistory,
-        m: Move,
-        pc: Piece,
-        ft: usize,
-    ) -> i32 {
-        let key = piece_to(pc, m.to());
+    fn score(&self, key: usize, ft: usize) -> i32 {
+        debug_assert!(key < PIECE_TO && ft < FROM_TO);
         let c = &self.cont;
-        let mut v = 2 * history.main_at(self.main, ft) + 2 * pawn.at(self.pawn, key);
-        v += history.cont_at(c[0], key)
-            + history.cont_at(c[1], key)
-            + history.cont_at(c[2], key)
-            + history.cont_at(c[3], key)
-            + history.cont_at(c[4], key);
-        if self.checks[pc.piece_type().index()] >> m.to().index() & 1 != 0
-            && pos.see_ge(m, -params::QuietCheckSee())
-        {
-            v += params::QuietCheckBonus();
+        // SAFETY: `piece_to` of a piece (index below `Piece::NUM`) and a square (below 81) is
+        // below `PIECE_TO`, and the (origin, destination) index of a square or a hand kind (1..=7)
+        // and a square is below `FROM_TO`: every index is within its row.
+        unsafe {
+            2 * *self.main.get_unchecked(ft) as i32
+                + 2 * self.pawn.get_unchecked(key).load(Ordering::Relaxed) as i32
+                + *c[0].get_unchecked(key) as i32
+                + *c[1].get_unchecked(key) as i32
+                + *c[2].get_unchecked(key) as i32
+                + *c[3].get_unchecked(key) as i32
+                + *c[4].get_unchecked(key) as i32
         }
-        if let Some((ply, div)) = self.low_ply {
-            v += params::QuietLowPlyWeight() * history.low_ply_at(ply, ft) / div;
-        }
-        v
+    }
+
+    /// Whether a move that leaves a `pt` on `to` gives check.
+    #[inline(always)]
+    fn gives_check(&self, pt: PieceType, to: Square) -> bool {
+        let i = to.index();
+        self.checks[pt.index()][i / 64] >> (i % 64) & 1 != 0
     }
 }
 
@@ -301,20 +305,19 @@ impl MovePicker {
     /// cache.)
     #[inline(never)]
     fn score_quiets(&mut self, pos: &Position, history: &History, pawn: &PawnHistory) {
-        let scorer = QuietScorer::new(pos, &self.ctx, pawn);
+        let scorer = QuietScorer::new(pos, &self.ctx, history, pawn);
         let (from, end) = (self.end_captures, self.list.len());
-        let limit = ((-params::QuietSortDepth() * self.depth) as i64) << 32;
         let moves = &self.list.as_slice()[from..end];
         let keys = &mut self.keys[from..end];
-        let mut above = 0;
-        let mut put = |i: usize, m: Move, score: i32| {
-            let key = pack(score, i, m);
-            keys[i] = MaybeUninit::new(key);
-            if key >= limit {
-                // The slot at `above` holds a key below the limit (or is `i` itself).
-                keys.swap(above, i);
-                above += 1;
-            }
+        // The moves that give check, for the check bonus after the loop (which then calls
+        // nothing, and keeps the history rows in registers).
+        let mut checking = [MaybeUninit::<u16>::uninit(); MAX_MOVES];
+        let mut checks = 0;
+        let mut mark = |i: usize, check: bool| {
+            // SAFETY: the loops below mark each index once, in order from 0, so `checks <= i`, and
+            // `i < end - from <= MAX_MOVES`.
+            unsafe { checking.get_unchecked_mut(checks) }.write(i as u16);
+            checks += check as usize;
         };
         // The generator lists the board moves before the drops: each part is scored without
         // asking every move which it is.
@@ -323,12 +326,48 @@ impl MovePicker {
         for (i, &m) in moves[..drops_from].iter().enumerate() {
             let pc = pos.piece_on(m.from()).expect("a move starts on a piece");
             let pc = if m.is_promotion() { pc.promoted() } else { pc };
-            put(i, m, scorer.score(pos, history, pawn, m, pc, from_to_board(m)));
+            let score = scorer.score(piece_to(pc, m.to()), from_to_board(m));
+            keys[i] = MaybeUninit::new(pack(score, i, m));
+            mark(i, scorer.gives_check(pc.piece_type(), m.to()));
         }
         let us = pos.side_to_move();
         for (i, &m) in moves.iter().enumerate().skip(drops_from) {
             let pt = m.dropped_piece();
-            put(i, m, scorer.score(pos, history, pawn, m, Piece::new(us, pt), from_to_drop(pt, m.to())));
+            let score = scorer.score(piece_to(Piece::new(us, pt), m.to()), from_to_drop(pt, m.to()));
+            keys[i] = MaybeUninit::new(pack(score, i, m));
+            mark(i, scorer.gives_check(pt, m.to()));
+        }
+        // SAFETY: every key of the range is written (just above), and `MaybeUninit<i64>` has the
+        // layout of `i64`.
+        let keys = unsafe { std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<i64>(), end - from) };
+        // A check that does not lose material gets a bonus (`QuietCheckBonus`, `QuietCheckSee`);
+        // adding to a key's high half adds to its score.
+        for i in &checking[..checks] {
+            // SAFETY: `mark` wrote `checking[..checks]`.
+            let i = unsafe { i.assume_init() } as usize;
+            if pos.see_ge(moves[i], -params::QuietCheckSee()) {
+                keys[i] += (params::QuietCheckBonus() as i64) << 32;
+            }
+        }
+        // Near the root, the low-ply history.
+        if self.ctx.ply < LOW_PLY {
+            let row = history.low_ply_entries(self.ctx.ply);
+            let div = 1 + self.ctx.ply as i32;
+            for (key, &m) in keys.iter_mut().zip(moves) {
+                let v = params::QuietLowPlyWeight() * row[from_to(m)] as i32 / div;
+                *key += (v as i64) << 32;
+            }
+        }
+        // The keys at or above the sorting limit (`-QuietSortDepth * depth`) go to the front,
+        // in their order.
+        let limit = ((-params::QuietSortDepth() * self.depth) as i64) << 32;
+        let mut above = 0;
+        for i in 0..keys.len() {
+            if keys[i] >= limit {
+                // The slot at `above` holds a key below the limit (or is `i` itself).
+                keys.swap(above, i);
+                above += 1;
+            }
         }
         self.scored = end;
         self.end_above = from + above;
@@ -623,6 +662,96 @@ mod tests {
                 n += 1;
             }
             assert_eq!(n, expected, "threshold {threshold}");
+        }
+    }
+
+    /// The quiets' keys against the scoring formula written out move by move: each score, the
+    /// check bonus, the low-ply history near the root, and the keys at or above the sorting
+    /// limit first, in generation order.
+    #[test]
+    fn quiet_keys_follow_the_histories() {
+        let mut checks = 0;
+        for sfen in [
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "l4S2l/4g1gs1/5p1p1/pr2N1pkp/4Gn3/PP3PPPP/2GPP4/1K7/L3r+s2L w BS2N5Pb 1",
+        ] {
+            check_quiet_keys(sfen, &mut checks);
+        }
+        assert!(checks > 0, "the positions have quiet checks that keep their material");
+    }
+
+    fn check_quiet_keys(sfen: &str, checks: &mut usize) {
+        let pos = Position::from_sfen(sfen).unwrap();
+        let us = pos.side_to_move();
+        let mut history = History::default();
+        let pawn = PawnHistory::try_new(1).unwrap();
+        let quiets = MoveList::generate(&pos, GenType::QuietsProMinus, false);
+        let piece = |m: Move| {
+            if m.is_drop() {
+                Piece::new(us, m.dropped_piece())
+            } else {
+                let pc = pos.piece_on(m.from()).unwrap();
+                if m.is_promotion() {
+                    pc.promoted()
+                } else {
+                    pc
+                }
+            }
+        };
+        // Histories that differ from move to move (a fixed pseudo-random walk).
+        let mut x = 12345u32;
+        let mut bonus = || {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) as i32 % 4001 - 2000
+        };
+        for &m in quiets.iter() {
+            let key = piece_to(piece(m), m.to());
+            history.update_main(us, m, bonus());
+            for previous in [5, 9, 11] {
+                history.update_continuation(Some(previous), key, bonus());
+            }
+            pawn.update(12345, key, bonus());
+            for ply in 0..LOW_PLY {
+                history.update_low_ply(ply, m, bonus());
+            }
+        }
+        for (ply, depth) in [(0, 1), (2, 4), (7, 1), (9, 6)] {
+            let ctx = ctx(ply);
+            let mut picker = MovePicker::new(&pos, None, depth, ctx, false);
+            picker.list.clear();
+            generate(&pos, GenType::QuietsProMinus, &mut picker.list);
+            picker.end_captures = 0;
+            picker.score_quiets(&pos, &history, &pawn);
+            let expected: Vec<i64> = quiets
+                .iter()
+                .enumerate()
+                .map(|(i, &m)| {
+                    let key = piece_to(piece(m), m.to());
+                    let cont = |p: Option<usize>| history.continuation(p, key);
+                    let k = ctx.cont_keys;
+                    let mut v = 2 * history.main(us, m) + 2 * pawn.get(12345, key);
+                    v += cont(k[0]) + cont(k[1]) + cont(k[2]) + cont(k[3]) + cont(k[5]);
+                    if pos.gives_check(m) && pos.see_ge(m, -params::QuietCheckSee()) {
+                        v += params::QuietCheckBonus();
+                        *checks += 1;
+                    }
+                    if ply < LOW_PLY {
+                        v += params::QuietLowPlyWeight() * history.low_ply(ply, m) / (1 + ply as i32);
+                    }
+                    pack(v, i, m)
+                })
+                .collect();
+            let limit = ((-params::QuietSortDepth() * depth) as i64) << 32;
+            let above: Vec<i64> = expected.iter().copied().filter(|&k| k >= limit).collect();
+            let mut below: Vec<i64> = expected.iter().copied().filter(|&k| k < limit).collect();
+            let n = quiets.len();
+            let keys: Vec<i64> = (0..n).map(|i| picker.key(i)).collect();
+            assert_eq!(picker.end_above, above.len(), "ply {ply}");
+            assert_eq!(&keys[..above.len()], &above[..], "ply {ply}");
+            let mut rest = keys[above.len()..].to_vec();
+            rest.sort();
+            below.sort();
+            assert_eq!(rest, below, "ply {ply}");
         }
     }
 
