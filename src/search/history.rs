@@ -235,14 +235,14 @@ impl History {
     /// The continuation-history row of the previous move with continuation key `previous` (the
     /// row of no move when there was none), for [`History::cont_at`].
     #[inline(always)]
-    pub fn cont_row(previous: Option<usize>) -> usize {
+    fn cont_row(previous: Option<usize>) -> usize {
         previous.unwrap_or(CONT_ROWS) * PIECE_TO
     }
 
     /// The continuation history of the move with key `current` in row `row` (from
     /// [`History::cont_row`]).
     #[inline(always)]
-    pub fn cont_at(&self, row: usize, current: usize) -> i32 {
+    fn cont_at(&self, row: usize, current: usize) -> i32 {
         debug_assert!(row <= CONT_ROWS * PIECE_TO && current < PIECE_TO);
         // SAFETY: rows come from `cont_row` (at most `CONT_ROWS * PIECE_TO`) and keys are below
         // `PIECE_TO`, so the index is below `(CONT_ROWS + 1) * PIECE_TO`, the table's length.
@@ -252,7 +252,7 @@ impl History {
     /// The main history of the move with (origin, destination) index `ft` (from [`from_to`])
     /// for the side whose row starts at `base` (from [`History::main_base`]).
     #[inline(always)]
-    pub fn main_at(&self, base: usize, ft: usize) -> i32 {
+    fn main_at(&self, base: usize, ft: usize) -> i32 {
         debug_assert!(base <= FROM_TO && ft < FROM_TO);
         // SAFETY: `main_base` gives 0 or `FROM_TO` and `from_to` is below `FROM_TO`, so the index
         // is below `2 * FROM_TO`, the table's length.
@@ -262,12 +262,12 @@ impl History {
     /// The low-ply history of the move with (origin, destination) index `ft` at `ply`, which
     /// must be below `LOW_PLY`.
     #[inline(always)]
-    pub fn low_ply_at(&self, ply: usize, ft: usize) -> i32 {
+    fn low_ply_at(&self, ply: usize, ft: usize) -> i32 {
         self.low_ply[ply * FROM_TO + ft] as i32
     }
 
     #[inline(always)]
-    pub fn main_base(c: Color) -> usize {
+    fn main_base(c: Color) -> usize {
         c.index() * FROM_TO
     }
 
@@ -338,13 +338,13 @@ impl PawnHistory {
 
     /// The row of the pawn structure `pawns`, for [`PawnHistory::at`].
     #[inline(always)]
-    pub fn row(&self, pawns: u64) -> usize {
+    fn row(&self, pawns: u64) -> usize {
         (pawns as usize & self.mask) * PIECE_TO
     }
 
     /// The pawn history of the move with key `current` in row `row` (from [`PawnHistory::row`]).
     #[inline(always)]
-    pub fn at(&self, row: usize, current: usize) -> i32 {
+    fn at(&self, row: usize, current: usize) -> i32 {
         debug_assert!(row <= self.mask * PIECE_TO && row.is_multiple_of(PIECE_TO) && current < PIECE_TO);
         // SAFETY: rows come from this table's `row` (a multiple of `PIECE_TO`, at most
         // `mask * PIECE_TO`) and keys are below `PIECE_TO`, so the index is below

@@ -185,15 +185,24 @@ fn score_of(key: i64) -> i32 {
 /// Sorts the keys at or above `(limit << 32)` to the front in descending order; the order of the
 /// rest is left as it comes. (Keys are unique, so an unstable sort gives one order.)
 fn partial_sort(keys: &mut [i64], limit: i32) {
+    let above = partition_above(keys, limit);
+    keys[..above].sort_unstable_by(|a, b| b.cmp(a));
+}
+
+/// Moves the keys whose score is at or above `limit` to the front, in their order, and returns
+/// how many there are.
+#[inline(always)]
+fn partition_above(keys: &mut [i64], limit: i32) -> usize {
     let limit = (limit as i64) << 32;
     let mut above = 0;
     for i in 0..keys.len() {
         if keys[i] >= limit {
+            // The slot at `above` holds a key below the limit (or is `i` itself).
             keys.swap(above, i);
             above += 1;
         }
     }
-    keys[..above].sort_unstable_by(|a, b| b.cmp(a));
+    above
 }
 
 impl MovePicker {
@@ -358,17 +367,8 @@ impl MovePicker {
                 *key += (v as i64) << 32;
             }
         }
-        // The keys at or above the sorting limit (`-QuietSortDepth * depth`) go to the front,
-        // in their order.
-        let limit = ((-params::QuietSortDepth() * self.depth) as i64) << 32;
-        let mut above = 0;
-        for i in 0..keys.len() {
-            if keys[i] >= limit {
-                // The slot at `above` holds a key below the limit (or is `i` itself).
-                keys.swap(above, i);
-                above += 1;
-            }
-        }
+        // The keys at or above the sorting limit (`-QuietSortDepth * depth`) go to the front.
+        let above = partition_above(keys, -params::QuietSortDepth() * self.depth);
         self.scored = end;
         self.end_above = from + above;
         self.quiet_picks = 0;
@@ -686,18 +686,6 @@ mod tests {
         let mut history = History::default();
         let pawn = PawnHistory::try_new(1).unwrap();
         let quiets = MoveList::generate(&pos, GenType::QuietsProMinus, false);
-        let piece = |m: Move| {
-            if m.is_drop() {
-                Piece::new(us, m.dropped_piece())
-            } else {
-                let pc = pos.piece_on(m.from()).unwrap();
-                if m.is_promotion() {
-                    pc.promoted()
-                } else {
-                    pc
-                }
-            }
-        };
         // Histories that differ from move to move (a fixed pseudo-random walk).
         let mut x = 12345u32;
         let mut bonus = || {
@@ -705,7 +693,7 @@ mod tests {
             (x >> 16) as i32 % 4001 - 2000
         };
         for &m in quiets.iter() {
-            let key = piece_to(piece(m), m.to());
+            let key = piece_to(pos.moved_piece_after(m), m.to());
             history.update_main(us, m, bonus());
             for previous in [5, 9, 11] {
                 history.update_continuation(Some(previous), key, bonus());
@@ -726,7 +714,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, &m)| {
-                    let key = piece_to(piece(m), m.to());
+                    let key = piece_to(pos.moved_piece_after(m), m.to());
                     let cont = |p: Option<usize>| history.continuation(p, key);
                     let k = ctx.cont_keys;
                     let mut v = 2 * history.main(us, m) + 2 * pawn.get(12345, key);
