@@ -44,7 +44,7 @@ enum Command {
     /// Search the bench positions (1 thread, 16 MB) and print the node total.
     Bench {
         /// Search depth.
-        #[arg(default_value_t = tools::bench::DEFAULT_DEPTH)]
+        #[arg(default_value_t = tools::bench::DEFAULT_DEPTH, value_parser = tools::bench::parse_depth)]
         depth: i32,
     },
     /// Tune the embedded evaluation: make self-play data, then fit the weights to it.

@@ -406,3 +406,24 @@ fn end_of_input_during_a_perft_ends_the_engine() {
     );
     assert_eq!(o.code, Some(0), "{}", o.out);
 }
+
+/// A `bench` or `go` with a depth out of range says so; a bench it refuses leaves a running search
+/// alone.
+#[test]
+fn out_of_range_depths_are_reported() {
+    let steps: [(u64, &[u8]); 3] = [
+        (0, b"isready\ngo infinite\n"),
+        (500, b"bench 0\nbench x\nisready\n"),
+        (500, b"stop\ngo depth 0\nisready\nquit\n"),
+    ];
+    let (o, lines, written) = session_steps(&steps, Duration::from_secs(15));
+    assert_eq!(o.code, Some(0), "{}", o.out);
+    let refused = "info string bench: the depth must be a whole number from 1 to 246, not ";
+    assert_eq!(o.out.lines().filter(|l| l.starts_with(refused)).count(), 2, "{}", o.out);
+    assert!(!o.out.contains("positions searched"), "{}", o.out);
+    // The search's bestmove comes after `stop`, not when the refused bench arrived.
+    let first_best = lines.iter().find(|(_, l)| l.starts_with("bestmove")).map(|(t, _)| *t);
+    assert!(first_best.is_some_and(|t| t >= written[2]), "{}", o.out);
+    assert!(o.out.contains("info string go: depth must be from 1 to 246, not 0; using 1"), "{}", o.out);
+    assert_eq!(o.out.lines().filter(|l| l.starts_with("bestmove ")).count(), 2, "{}", o.out);
+}

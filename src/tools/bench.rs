@@ -14,6 +14,17 @@ pub const POSITIONS: &str = include_str!("../../tests/data/bench.sfen");
 
 /// The depth `hayate bench` uses by default.
 pub const DEFAULT_DEPTH: i32 = 9;
+
+/// The deepest bench the search can do: its ply limit.
+pub const MAX_DEPTH: i32 = crate::types::MAX_PLY;
+
+/// Reads a bench depth, a whole number from 1 to [`MAX_DEPTH`].
+pub fn parse_depth(text: &str) -> Result<i32, String> {
+    match text.parse::<i32>() {
+        Ok(d) if (1..=MAX_DEPTH).contains(&d) => Ok(d),
+        _ => Err(format!("the depth must be a whole number from 1 to {MAX_DEPTH}, not '{text}'")),
+    }
+}
 pub const HASH_MB: usize = 16;
 
 /// The SFENs of the bench positions.
@@ -101,4 +112,19 @@ pub fn report(depth: i32, stop: &AtomicBool, out: &mut dyn FnMut(&str)) -> Bench
     out(&format!("Nodes searched  : {}", result.nodes));
     out(&format!("Nodes/second    : {}", (result.nodes as f64 / secs) as u64));
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depths_are_whole_numbers_from_one_to_the_ply_limit() {
+        assert_eq!(parse_depth("1"), Ok(1));
+        assert_eq!(parse_depth("246"), Ok(MAX_DEPTH));
+        for bad in ["0", "-1", "247", "x", "9.5", ""] {
+            let e = parse_depth(bad).expect_err(bad);
+            assert!(e.ends_with(&format!("not '{bad}'")), "{e}");
+        }
+    }
 }

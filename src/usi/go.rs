@@ -5,7 +5,7 @@
 use crate::engine::mate::MateRequest;
 use crate::position::Position;
 use crate::search::Limits;
-use crate::types::{Color, Move};
+use crate::types::{Color, Move, MAX_PLY};
 
 /// What a `go` line asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,14 +16,30 @@ pub enum GoCommand {
     Mate(MateRequest),
 }
 
-/// A number of milliseconds (or nodes); fractions are rounded, negatives become zero.
-fn number(tok: Option<&&str>, what: &str) -> Result<u64, String> {
+/// The number after a keyword, rounded to a whole number (it may be negative or fractional).
+fn signed(tok: Option<&&str>, what: &str) -> Result<f64, String> {
     let tok = tok.ok_or_else(|| format!("'{what}' needs a number"))?;
     let v: f64 = tok.parse().map_err(|_| format!("'{what}' needs a number, not '{tok}'"))?;
     if !v.is_finite() {
         return Err(format!("'{what}' needs a finite number, not '{tok}'"));
     }
-    Ok(v.max(0.0).round() as u64)
+    Ok(v.round())
+}
+
+/// A number of milliseconds (or nodes); fractions are rounded, negatives become zero (GUIs send
+/// a negative clock when a side has overstepped, so that is no mistake worth a message).
+fn number(tok: Option<&&str>, what: &str) -> Result<u64, String> {
+    Ok(signed(tok, what)?.max(0.0) as u64)
+}
+
+/// A depth for `depth` or `perft`: `1..=max`; one outside is brought inside with a warning.
+fn depth(tok: Option<&&str>, what: &str, max: u32, warnings: &mut Vec<String>) -> Result<u32, String> {
+    let v = signed(tok, what)?;
+    let d = v.clamp(1.0, f64::from(max));
+    if d != v {
+        warnings.push(format!("go: {what} must be from 1 to {max}, not {v}; using {d}"));
+    }
+    Ok(d as u32)
 }
 
 /// Whether a token has the shape of a USI move (so a malformed one is not taken for a `go` keyword).
@@ -55,9 +71,9 @@ pub fn parse_go(tokens: &[&str], pos: &Position) -> Result<(GoCommand, Vec<Strin
             "movestogo" => {
                 number(next, t)?;
             }
-            "depth" => l.depth = Some(number(next, t)?.clamp(1, 10_000) as i32),
+            "depth" => l.depth = Some(depth(next, t, MAX_PLY as u32, &mut warnings)? as i32),
             "nodes" => l.nodes = Some(number(next, t)?),
-            "perft" => perft = Some(number(next, t)?.min(crate::tools::perft::MAX_DEPTH as u64) as u32),
+            "perft" => perft = Some(depth(next, t, crate::tools::perft::MAX_DEPTH, &mut warnings)?),
             "infinite" => {
                 l.infinite = true;
                 used = 1;
@@ -68,7 +84,13 @@ pub fn parse_go(tokens: &[&str], pos: &Position) -> Result<(GoCommand, Vec<Strin
             }
             "mate" => match next {
                 Some(&"infinite") => mate = Some(None),
-                Some(n) if n.parse::<f64>().is_ok() => mate = Some(Some(number(next, t)?)),
+                Some(n) if n.parse::<f64>().is_ok() => {
+                    let ms = signed(next, t)?;
+                    if ms < 0.0 {
+                        warnings.push(format!("go mate: the time must not be negative, not {ms}; using 0"));
+                    }
+                    mate = Some(Some(ms.max(0.0) as u64));
+                }
                 _ => {
                     mate = Some(None);
                     used = 1;
@@ -152,5 +174,29 @@ mod tests {
         assert!(parse_go(&["btime", "inf"], &p).is_err());
         let (_, w) = parse_go(&["foo", "btime", "5"], &p).unwrap();
         assert_eq!(w.len(), 1);
+    }
+
+    #[test]
+    fn depths_out_of_range_are_brought_inside_with_a_warning() {
+        let p = Position::startpos();
+        let parse = |line: &str| {
+            let tokens: Vec<&str> = line.split_whitespace().collect();
+            parse_go(&tokens, &p).unwrap()
+        };
+        for (line, want) in [("depth 0", 1), ("depth -3", 1), ("depth 0.4", 1), ("depth 100000", MAX_PLY)] {
+            let (GoCommand::Search(l), w) = parse(line) else { panic!("{line}") };
+            assert_eq!((l.depth, w.len()), (Some(want), 1), "{line}");
+        }
+        let (GoCommand::Search(l), w) = parse("depth 7 btime -5 wtime -5") else { panic!() };
+        assert_eq!((l.depth, l.time, w.len()), (Some(7), [Some(0), Some(0)], 0));
+        assert_eq!(
+            parse("perft 0"),
+            (GoCommand::Perft(1), vec!["go: perft must be from 1 to 64, not 0; using 1".to_string()])
+        );
+        let (cmd, w) = parse("perft 1000");
+        assert_eq!((cmd, w.len()), (GoCommand::Perft(crate::tools::perft::MAX_DEPTH), 1));
+        assert_eq!(parse("perft 5").1.len(), 0);
+        let (GoCommand::Mate(r), w) = parse("mate -3") else { panic!() };
+        assert_eq!((r.time_ms, w.len()), (Some(0), 1));
     }
 }

@@ -224,9 +224,23 @@ impl UsiSession {
     }
 
     fn bench(&mut self, rest: &[&str]) {
+        let depth = match rest {
+            [] => tools::bench::DEFAULT_DEPTH,
+            [d, extra @ ..] => match tools::bench::parse_depth(d) {
+                Ok(depth) => {
+                    if !extra.is_empty() {
+                        info_string(&format!("bench: ignored '{}' after the depth", extra.join(" ")));
+                    }
+                    depth
+                }
+                Err(e) => {
+                    info_string(&format!("bench: {e}; not run"));
+                    return;
+                }
+            },
+        };
         self.engine.stop_and_wait();
         self.end_job();
-        let depth = rest.first().and_then(|d| d.parse().ok()).unwrap_or(tools::bench::DEFAULT_DEPTH);
         self.start_job("bench", move |stop| {
             tools::bench::report(depth, stop, &mut |line| send(line));
         });
