@@ -42,6 +42,7 @@ fmt:
 lint:
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --all-targets --features tune -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --document-private-items
 
 ## Unit and integration tests with the default (SSE2) bitboards; the test profile is optimised.
 unit:

@@ -333,7 +333,7 @@ pub fn uninit_array<T: Copy, const N: usize>() -> [MaybeUninit<T>; N] {
 pub type MoveList = MoveListOf<MAX_MOVES>;
 
 /// A list of the moves of any position [`super::PieceLimits::Extended`] admits
-/// ([`MAX_MOVES_EXTENDED`]): for perft of composed positions.
+/// (`MAX_MOVES_EXTENDED` moves): for perft of composed positions.
 pub type WideMoveList = MoveListOf<MAX_MOVES_EXTENDED>;
 
 /// A fixed-capacity list of moves, filled by the generator. A position with more moves than `N`

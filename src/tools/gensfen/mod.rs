@@ -47,7 +47,7 @@ pub enum GensfenCommand {
 /// Generation options.
 #[derive(Args, Debug)]
 pub struct GenerateArgs {
-    /// Output folder; the shard's files are shard-<I>-of-<N>.hgr (games) and .bin (positions).
+    /// Output folder; the shard's files are shard-I-of-N.hgr (games) and .bin (positions).
     /// Running the same command again goes on where it stopped.
     #[arg(long, required = true)]
     pub out: Option<PathBuf>,
