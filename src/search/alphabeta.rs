@@ -174,7 +174,8 @@ impl Worker {
     }
 
     /// When the side to move mates at once by a contact or knight check
-    /// ([`Position::contact_mate_in_one`](crate::position::Position::contact_mate_in_one)): the node's value, with its PV and table entry set.
+    /// ([`contact_mate_in_one`](crate::position::Position::contact_mate_in_one)): the node's
+    /// value, with its PV and table entry set.
     #[inline]
     fn mate_in_one_value<const PV: bool>(
         &mut self,

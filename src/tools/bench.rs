@@ -14,6 +14,7 @@ pub const POSITIONS: &str = include_str!("../../tests/data/bench.sfen");
 
 /// The depth `hayate bench` uses by default.
 pub const DEFAULT_DEPTH: i32 = 9;
+pub const HASH_MB: usize = 16;
 
 /// The deepest bench the search can do: its ply limit.
 pub const MAX_DEPTH: i32 = crate::types::MAX_PLY;
@@ -25,7 +26,6 @@ pub fn parse_depth(text: &str) -> Result<i32, String> {
         _ => Err(format!("the depth must be a whole number from 1 to {MAX_DEPTH}, not '{text}'")),
     }
 }
-pub const HASH_MB: usize = 16;
 
 /// The SFENs of the bench positions.
 pub fn positions() -> Vec<&'static str> {

@@ -224,21 +224,16 @@ impl UsiSession {
     }
 
     fn bench(&mut self, rest: &[&str]) {
-        let depth = match rest {
-            [] => tools::bench::DEFAULT_DEPTH,
+        let (depth, extra) = match rest {
+            [] => (tools::bench::DEFAULT_DEPTH, rest),
             [d, extra @ ..] => match tools::bench::parse_depth(d) {
-                Ok(depth) => {
-                    if !extra.is_empty() {
-                        info_string(&format!("bench: ignored '{}' after the depth", extra.join(" ")));
-                    }
-                    depth
-                }
-                Err(e) => {
-                    info_string(&format!("bench: {e}; not run"));
-                    return;
-                }
+                Ok(depth) => (depth, extra),
+                Err(e) => return info_string(&format!("bench: {e}; not run")),
             },
         };
+        if !extra.is_empty() {
+            info_string(&format!("bench: ignored '{}' after the depth", extra.join(" ")));
+        }
         self.engine.stop_and_wait();
         self.end_job();
         self.start_job("bench", move |stop| {
