@@ -53,6 +53,33 @@ enum Command {
     /// Self-play training data for NNUE (YaneuraOu PackedSfenValue .bin and compact game
     /// records); `gensfen convert` and `gensfen merge` work on the records.
     Gensfen(hayate::tools::gensfen::GensfenArgs),
+    /// Write match openings (`startpos moves ...` a line, after a `#` line of the settings):
+    /// random lines from the start position that a search scores near equality.
+    Openings {
+        /// Openings to write.
+        #[arg(long, default_value_t = 4000)]
+        count: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Fewest random plies of a line.
+        #[arg(long, default_value_t = 6)]
+        min_plies: usize,
+        /// Most random plies of a line.
+        #[arg(long, default_value_t = 12)]
+        max_plies: usize,
+        /// Depth of the balance search.
+        #[arg(long, default_value_t = 10)]
+        depth: i32,
+        /// Keep lines the balance search scores within this of 0.
+        #[arg(long, default_value_t = 120)]
+        margin: i32,
+        /// Evaluation of the balance search: Material, NNUE (the embedded net) or Linear.
+        #[arg(long, default_value = "Material", value_parser = parse_eval)]
+        eval: hayate::eval::EvalType,
+        /// Threads (the file is the same for any number).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
     /// Play on a CSA server (floodgate, shogi-server): log in, play, save the records; logs on
     /// stderr.
     Csa(hayate::csa::CsaArgs),
@@ -103,6 +130,14 @@ enum TuneCommand {
     },
 }
 
+/// An evaluation name for `openings --eval` (`Auto` is refused: it means a net from a file).
+fn parse_eval(name: &str) -> Result<hayate::eval::EvalType, String> {
+    match hayate::eval::EvalType::from_name(name) {
+        Some(kind) if kind != hayate::eval::EvalType::Auto => Ok(kind),
+        _ => Err(format!("'{name}' is not one of Material, NNUE, Linear")),
+    }
+}
+
 fn main() {
     let cli = Cli::parse();
     // The CSA client reports its games in the log.
@@ -149,6 +184,27 @@ fn main() {
             tools::tune::commands::fit(&data, &out, &config, &mut print)
         }
         Some(Command::Gensfen(args)) => hayate::tools::gensfen::main(args),
+        Some(Command::Openings { count, seed, min_plies, max_plies, depth, margin, eval, threads }) => {
+            let config = tools::openings::OpeningsConfig {
+                count,
+                seed,
+                min_plies,
+                max_plies,
+                depth,
+                margin,
+                eval,
+                threads,
+                ..Default::default()
+            };
+            let mut progress =
+                |written, tried| eprintln!("openings: {written} of {count} from {tried} lines");
+            tools::openings::generate(&config, &mut print, &mut progress).map(|s| {
+                eprintln!(
+                    "openings: {} written from {} lines ({} repeated a position)",
+                    s.written, s.tried, s.repeats
+                )
+            })
+        }
         Some(Command::Csa(args)) => {
             hayate::engine::options::load_options(None).and_then(|(options, problem)| {
                 if let Some(p) = problem {

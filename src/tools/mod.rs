@@ -1,13 +1,13 @@
 //! Tools: the work behind the command-line subcommands (`hayate perft`, `bench`, `tune`,
-//! `gensfen`), shared
-//! with the USI debug commands (`go perft`, `bench`). A tool hands its report over line by line
-//! (`out`), so that the command line prints it and a front end sends it; progress of long runs goes
-//! to stderr.
+//! `gensfen`, `openings`), shared with the USI debug commands (`go perft`, `bench`). A tool hands
+//! its report over line by line (`out`), so that the command line prints it and a front end sends
+//! it; progress of long runs goes to stderr.
 //!
 //! Tools sit above the engine layers: they may use `engine`, `search`, `eval` and `position`, and
 //! nothing below imports them.
 
 pub mod bench;
 pub mod gensfen;
+pub mod openings;
 pub mod perft;
 pub mod tune;
