@@ -45,7 +45,7 @@ RUN_DEFAULTS = {
     "nodes": 20000,
     "byoyomi": None,
     "max_plies": 320,
-    "openings": os.path.join(REPO, "tests", "data", "openings.txt"),
+    "openings": os.path.join(REPO, "data", "openings-8000.txt"),
     "threads": 1,
     "hash": 16,
     "r_end": spsa_math.DEFAULT_R_END,
@@ -436,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
     limit.add_argument("--nodes", type=int, help=f"`go nodes N` per move (default {RUN_DEFAULTS['nodes']})")
     limit.add_argument("--byoyomi", type=int, help="byoyomi per move in ms instead of a node limit")
     p.add_argument("--max-plies", type=int, help=f"a game this long is a draw (default {RUN_DEFAULTS['max_plies']})")
-    p.add_argument("--openings", help="file of `startpos moves ...` lines (default: tests/data/openings.txt)")
+    p.add_argument("--openings", help="file of `startpos moves ...` lines (default: data/openings-8000.txt)")
     p.add_argument("--threads", type=int, help="the engines' Threads (default 1)")
     p.add_argument("--hash", type=int, help="the engines' USI_Hash in MB (default 16)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="another USI option for both engines (repeatable)")
