@@ -37,9 +37,14 @@ def main() -> int:
     if used >= len(lines):
         print(f"error: the run may have reached all {len(lines)} openings of {args.book}", file=sys.stderr)
         return 1
-    print(f"# {args.book} less the first {used} openings of --seed {args.seed} (a run of {args.games} games)")
-    for line in lines[used:]:
-        print(line)
+    try:
+        print(f"# {args.book} less the first {used} openings of --seed {args.seed} (a run of {args.games} games)")
+        for line in lines[used:]:
+            print(line)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # A reader that stops early (`| head`) is not an error.
+        sys.stdout = None
     return 0
 
 
