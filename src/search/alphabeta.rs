@@ -1,5 +1,5 @@
 //! The alpha-beta search proper: principal variation search over the staged move picker, with
-//! the transposition table, and quiescence search at the horizon.
+//! the transposition table, down to the quiescence search (`qsearch.rs`) at the horizon.
 //!
 //! Node types are compile-time flags (`PV`, `ROOT`). The body is written in numbered steps; the
 //! pruning and extension steps of a Stockfish-style search slot in between them.
@@ -48,7 +48,7 @@ const CHECK_INTERVAL: u64 = 2048;
 impl Worker {
     /// The kind a move captures, if it captures.
     #[inline]
-    fn capture_kind(&self, m: Move) -> Option<PieceType> {
+    pub(super) fn capture_kind(&self, m: Move) -> Option<PieceType> {
         if m.is_drop() {
             None
         } else {
@@ -79,7 +79,7 @@ impl Worker {
 
     /// The continuation-correction keys of the node at stack index `s`.
     #[inline(always)]
-    fn correction_cont(&self, s: usize) -> (Option<usize>, Option<usize>, Option<usize>) {
+    pub(super) fn correction_cont(&self, s: usize) -> (Option<usize>, Option<usize>, Option<usize>) {
         (self.stack[s - 2].piece_to, self.stack[s - 4].piece_to, self.stack[s - 1].piece_to)
     }
 
@@ -177,7 +177,7 @@ impl Worker {
     /// ([`contact_mate_in_one`](crate::position::Position::contact_mate_in_one)): the node's
     /// value, with its PV and table entry set.
     #[inline]
-    fn mate_in_one_value<const PV: bool>(
+    pub(super) fn mate_in_one_value<const PV: bool>(
         &mut self,
         ply: i32,
         key: u64,
@@ -219,7 +219,7 @@ impl Worker {
     /// the frame, with its continuation key from the frame's in-check flag, prefetches the
     /// child's table entry and plays it.
     #[inline(always)]
-    fn make_move(
+    pub(super) fn make_move(
         &mut self,
         shared: &SharedState,
         s: usize,
@@ -239,7 +239,7 @@ impl Worker {
 
     /// Counts a node; the main thread checks its limits every `CHECK_INTERVAL` nodes.
     #[inline(always)]
-    fn visit(&mut self, shared: &SharedState) {
+    pub(super) fn visit(&mut self, shared: &SharedState) {
         self.nodes += 1;
         if self.nodes.is_multiple_of(CHECK_INTERVAL) {
             if self.id == 0 {
@@ -1089,205 +1089,24 @@ impl Worker {
         }
         best_value
     }
-
-    /// Quiescence search: captures and pawn promotions (evasions when in check) until the
-    /// position is quiet, standing pat on the (corrected) static evaluation.
-    pub(super) fn qsearch<const PV: bool>(
-        &mut self,
-        mut alpha: Value,
-        beta: Value,
-        ply: i32,
-        shared: &SharedState,
-    ) -> Value {
-        self.visit(shared);
-        let s = ply as usize + STACK_OFFSET;
-        if PV {
-            self.pv.clear(ply as usize);
-            self.sel_depth = self.sel_depth.max(ply + 1);
-        }
-        if self.stopped(shared) {
-            return 0;
-        }
-        let in_check = self.pos.in_check();
-        self.stack[s].in_check = in_check;
-        if ply >= MAX_PLY - 1 {
-            return if in_check { 0 } else { self.eval.evaluate(&self.pos) };
-        }
-
-        let key = self.pos.key();
-        let (tt_hit, slot) = shared.tt.probe(key);
-        let tt_value = tt_hit.map_or(VALUE_NONE, |d| value_from_tt(d.value, ply));
-        let tt_bound = tt_hit.map_or(Bound::None, |d| d.bound);
-        let pv_hit = tt_hit.is_some_and(|d| d.pv);
-        if !PV
-            && tt_value != VALUE_NONE
-            && tt_bound.includes(if tt_value >= beta { Bound::Lower } else { Bound::Upper })
-        {
-            return tt_value;
-        }
-        // A win the table holds as exact stands in PV nodes too: it is a mate in one found on an
-        // earlier visit (below), usually by a quiet check, which this search does not generate,
-        // so a PV re-search of the node would otherwise lose it.
-        if PV && tt_bound == Bound::Exact && is_win(tt_value) {
-            if let Some(m) = tt_hit.and_then(|d| d.mv).filter(|&m| self.pos.is_legal_move(m)) {
-                self.pv.clear(ply as usize + 1);
-                self.pv.update(ply as usize, m);
-                return tt_value;
-            }
-        }
-
-        // Stand pat.
-        let us = self.pos.side_to_move();
-        let mut unadjusted_eval = VALUE_NONE;
-        let (mut best_value, futility_base) = if in_check {
-            (-VALUE_INFINITE, -VALUE_INFINITE)
-        } else {
-            let correction = self.correction.value(
-                &shared.histories.correction,
-                self.pos.structure_keys(),
-                us,
-                self.correction_cont(s),
-            );
-            let static_eval;
-            let mut best;
-            if let Some(d) = tt_hit {
-                unadjusted_eval = if d.eval != VALUE_NONE { d.eval } else { self.eval.evaluate(&self.pos) };
-                static_eval = CorrectionHistory::correct(unadjusted_eval, correction);
-                best = static_eval;
-                if tt_value != VALUE_NONE
-                    && !is_decisive(tt_value)
-                    && tt_bound.includes(if tt_value > best { Bound::Lower } else { Bound::Upper })
-                {
-                    best = tt_value;
-                }
-            } else {
-                // A mate in one by a quiet check (a drop, usually) is what a captures-only horizon
-                // misses most.
-                if let Some(v) = self.mate_in_one_value::<PV>(ply, key, slot, shared) {
-                    return v;
-                }
-                unadjusted_eval = self.eval.evaluate(&self.pos);
-                static_eval = CorrectionHistory::correct(unadjusted_eval, correction);
-                best = static_eval;
-            }
-            self.stack[s].static_eval = static_eval;
-            if best >= beta {
-                if !is_decisive(best) {
-                    best = (best + beta) / 2;
-                }
-                if tt_hit.is_none() {
-                    shared.tt.store(
-                        slot,
-                        key,
-                        None,
-                        value_to_tt(best, ply),
-                        unadjusted_eval,
-                        DEPTH_UNSEARCHED,
-                        Bound::Lower,
-                        false,
-                    );
-                }
-                return best;
-            }
-            alpha = alpha.max(best);
-            (best, static_eval + params::QsFutility())
-        };
-
-        let prev_to = self.stack[s - 1].current_move.map(|m| m.to());
-        let mut cont_keys: ContKeys = [None; CONT_PLIES];
-        cont_keys[0] = self.stack[s - 1].cont_key;
-        let ctx = QuietContext { cont_keys, pawns: 0, ply: ply as usize };
-        let tt_move = tt_hit.and_then(|d| d.mv);
-        let mut picker = MovePicker::new_qsearch(&self.pos, tt_move, ctx, shared.config.generate_all_moves);
-        let mut best_move = None;
-        let mut move_count = 0;
-        while let Some(m) = picker.next(&self.pos, &self.history, &shared.histories.pawn) {
-            if !self.pos.is_legal(m) {
-                continue;
-            }
-            let gives_check = self.pos.gives_check(m);
-            let capture = is_tactical(&self.pos, m);
-            move_count += 1;
-            if !is_loss(best_value) {
-                if !gives_check && Some(m.to()) != prev_to && !is_loss(futility_base) {
-                    // Futility: beyond the first two, and those that cannot reach alpha, go.
-                    if move_count > params::QsFutilityMoves() {
-                        continue;
-                    }
-                    let captured_value = self.capture_kind(m).map_or(0, |c| SEE_PIECE_VALUE[c.index()]);
-                    let futility_value = futility_base + captured_value;
-                    if futility_value <= alpha {
-                        best_value = best_value.max(futility_value);
-                        continue;
-                    }
-                    if !self.pos.see_ge(m, alpha - futility_base) {
-                        best_value = best_value.max(alpha.min(futility_base));
-                        continue;
-                    }
-                }
-                // With a move that does not lose found, quiet evasions and losing captures go.
-                if !capture || !self.pos.see_ge(m, -params::QsSeeMargin()) {
-                    continue;
-                }
-            }
-            let move_key = piece_to(self.pos.moved_piece_after(m), m.to());
-            self.make_move(shared, s, m, move_key, capture, self.pos.is_capture(m));
-            let value = -self.qsearch::<PV>(-beta, -alpha, ply + 1, shared);
-            self.pos.undo_move_observed(m, &mut self.eval);
-            if self.stopped(shared) {
-                return 0;
-            }
-            if value > best_value {
-                best_value = value;
-                if value > alpha {
-                    best_move = Some(m);
-                    if PV {
-                        self.pv.update(ply as usize, m);
-                    }
-                    if value >= beta {
-                        break;
-                    }
-                    alpha = value;
-                }
-            }
-        }
-        if in_check && best_value == -VALUE_INFINITE {
-            return mated_in(ply);
-        }
-        if !is_decisive(best_value) && best_value > beta {
-            best_value = (best_value + beta) / 2;
-        }
-        let bound = if best_value >= beta { Bound::Lower } else { Bound::Upper };
-        shared.tt.store(
-            slot,
-            key,
-            best_move,
-            value_to_tt(best_value, ply),
-            unadjusted_eval,
-            DEPTH_QS,
-            bound,
-            pv_hit,
-        );
-        best_value
-    }
 }
 
 /// The depth qsearch stores its results with, and the depth of an entry that holds only the
 /// static evaluation.
-const DEPTH_QS: Depth = -1;
-const DEPTH_UNSEARCHED: Depth = -2;
+pub(super) const DEPTH_QS: Depth = -1;
+pub(super) const DEPTH_UNSEARCHED: Depth = -2;
 
 #[inline(always)]
-fn is_win(v: Value) -> bool {
+pub(super) fn is_win(v: Value) -> bool {
     v >= VALUE_MATE_IN_MAX_PLY
 }
 
 #[inline(always)]
-fn is_loss(v: Value) -> bool {
+pub(super) fn is_loss(v: Value) -> bool {
     v <= VALUE_MATED_IN_MAX_PLY
 }
 
 #[inline(always)]
-fn is_decisive(v: Value) -> bool {
+pub(super) fn is_decisive(v: Value) -> bool {
     is_win(v) || is_loss(v)
 }

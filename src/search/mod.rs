@@ -18,6 +18,7 @@ pub mod limits;
 pub mod manager;
 pub mod movepick;
 pub mod params;
+mod qsearch;
 pub mod report;
 pub mod thread;
 pub mod time;
