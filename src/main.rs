@@ -130,6 +130,20 @@ enum TuneCommand {
     },
 }
 
+/// Writes a report line on stdout. A reader that closes it early (`hayate perft 6 --divide |
+/// head`) wanted no more: the program ends quietly, with success; any other failure to write ends
+/// it with a message.
+fn print_line(line: &str) {
+    use std::io::Write;
+    if let Err(e) = writeln!(std::io::stdout().lock(), "{line}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
 /// An evaluation name for `openings --eval` (`Auto` is refused: it means a net from a file).
 fn parse_eval(name: &str) -> Result<hayate::eval::EvalType, String> {
     match hayate::eval::EvalType::from_name(name) {
@@ -145,7 +159,7 @@ fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level))
         .target(env_logger::Target::Stderr)
         .init();
-    let mut print = |line: &str| println!("{line}");
+    let mut print = print_line;
     let result = match cli.command {
         Some(Command::Perft { depth, sfen, divide, no_bulk, reps }) => {
             tools::perft::run(depth, sfen.as_deref(), divide, !no_bulk, reps, &mut print)
@@ -183,7 +197,7 @@ fn main() {
             };
             tools::tune::commands::fit(&data, &out, &config, &mut print)
         }
-        Some(Command::Gensfen(args)) => hayate::tools::gensfen::main(args),
+        Some(Command::Gensfen(args)) => hayate::tools::gensfen::main(args, &mut print),
         Some(Command::Openings { count, seed, min_plies, max_plies, depth, margin, eval, threads }) => {
             let config = tools::openings::OpeningsConfig {
                 count,

@@ -66,3 +66,24 @@ fn the_committed_book_is_legal_and_distinct() {
     }
     assert_eq!(seen.len(), 8000);
 }
+
+/// A reader that closes stdout early (`hayate openings ... | head`) ends the command quietly.
+#[test]
+fn a_reader_that_stops_early_ends_the_command_without_a_panic() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // 3,000 lines are more than a pipe holds: the command is still writing when the reader goes.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
+        .args(["openings", "--count", "3000", "--depth", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("# hayate openings"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -194,14 +194,14 @@ pub fn generate_config(a: &GenerateArgs) -> Result<generate::GenConfig, String> 
     })
 }
 
-/// Runs `hayate gensfen ...`; the summary goes to stdout, progress to stderr.
-pub fn main(args: GensfenArgs) -> Result<(), String> {
+/// Runs `hayate gensfen ...`; the summary goes to `out`, progress to stderr.
+pub fn main(args: GensfenArgs, out: &mut dyn FnMut(&str)) -> Result<(), String> {
     match args.command {
         None => {
             let config = generate_config(&args.generate)?;
             let s = generate::run(&config)?;
             let secs = s.elapsed.as_secs_f64().max(1e-3);
-            println!(
+            out(&format!(
                 "gensfen: {} games, {} positions in {:.0} s ({:.0} positions/s, {:.0} per thread); {}",
                 s.stats.games,
                 s.stats.positions,
@@ -209,27 +209,27 @@ pub fn main(args: GensfenArgs) -> Result<(), String> {
                 s.stats.positions as f64 / secs,
                 s.stats.positions as f64 / secs / config.threads as f64,
                 s.stats.ends_text()
-            );
-            println!(
+            ));
+            out(&format!(
                 "gensfen: {} and {} now hold {} games, {} positions",
                 s.hgr.display(),
                 s.bin.display(),
                 s.earlier_games + s.stats.games,
                 s.earlier_positions + s.stats.positions
-            );
+            ));
             Ok(())
         }
         Some(GensfenCommand::Convert(c)) => {
             let filter = convert::Filter { eval_limit: c.eval_limit, min_ply: c.min_ply };
             let format = if c.text { convert::Format::Text } else { convert::Format::Bin };
             let n = convert::convert_files_as(&c.inputs, &c.out, &filter, format)?;
-            println!("gensfen convert: {n} positions to {}", c.out.display());
+            out(&format!("gensfen convert: {n} positions to {}", c.out.display()));
             Ok(())
         }
         Some(GensfenCommand::Merge(m)) => {
             let bin = m.bin.clone().unwrap_or_else(|| m.out.with_extension("bin"));
             let s = merge::merge(&m.inputs, &m.out, &bin)?;
-            println!(
+            out(&format!(
                 "gensfen merge: {} games in, {} out ({} duplicates); {} positions in, {} out; {} and {}",
                 s.games_in,
                 s.games_out,
@@ -238,7 +238,7 @@ pub fn main(args: GensfenArgs) -> Result<(), String> {
                 s.positions_out,
                 m.out.display(),
                 bin.display()
-            );
+            ));
             Ok(())
         }
     }
