@@ -281,6 +281,15 @@ fn the_command_line_reports_bad_input_without_panicking() {
     let (code, err, _) = run_cli(&["gensfen", "--out", d, "--shard", "2", "--shards", "2", "--games", "1"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("--shard 2 must be below --shards 2"), "{err}");
+    // More threads than the engine takes (each holds a search's tables) is refused, for both
+    // self-play generators.
+    let (code, err, _) = run_cli(&["gensfen", "--out", d, "--threads", "600", "--games", "1"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("--threads must be from 1 to 512, not 600"), "{err}");
+    let data = dir.join("tune.txt");
+    let (code, err, _) = run_cli(&["tune", "gen", "--out", data.to_str().unwrap(), "--threads", "0"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("--threads must be from 1 to 512, not 0") && !data.exists(), "{err}");
     // A real run: progress on stderr, the summary on stdout.
     let (code, err, out) =
         run_cli(&["gensfen", "--out", d, "--games", "1", "--nodes", "300", "--max-ply", "30"]);

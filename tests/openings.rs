@@ -42,6 +42,7 @@ fn bad_settings_are_refused_without_output() {
         (&["--min-plies", "9", "--max-plies", "3"][..], 1, "--min-plies <= --max-plies"),
         (&["--count", "0"][..], 1, "--count must be at least 1"),
         (&["--depth", "300"][..], 1, "--depth must be from 1 to 246"),
+        (&["--threads", "600"][..], 1, "--threads must be from 1 to 512, not 600"),
     ] {
         let (got, out, err) = run(args);
         assert_eq!(got, Some(code), "{args:?}: {err}");

@@ -58,6 +58,8 @@ impl fmt::Display for Value {
 pub const USI_HASH: &str = "USI_Hash";
 pub const USI_PONDER: &str = "USI_Ponder";
 pub const THREADS: &str = "Threads";
+/// The most search threads `Threads` (and a tool's `--threads`) takes.
+pub const MAX_THREADS: usize = 512;
 pub const MULTI_PV: &str = "MultiPV";
 pub const NETWORK_DELAY: &str = "NetworkDelay";
 pub const NETWORK_DELAY2: &str = "NetworkDelay2";
@@ -99,7 +101,7 @@ pub fn declarations() -> Vec<Decl> {
     let decls = vec![
         spin(USI_HASH, 256, 1, 65536),
         check(USI_PONDER, false),
-        spin(THREADS, 1, 1, 512),
+        spin(THREADS, 1, 1, MAX_THREADS as i64),
         spin(MULTI_PV, search.multi_pv as i64, 1, 800),
         spin(NETWORK_DELAY, time.network_delay as i64, 0, 10000),
         spin(NETWORK_DELAY2, time.network_delay2 as i64, 0, 10000),

@@ -14,6 +14,7 @@
 //! scores it within a margin of equality. The kept lines come out in the order of `i`, so the file
 //! depends on the settings and the engine's search, not on the number of threads.
 
+use crate::engine::options::MAX_THREADS;
 use crate::eval::nnue::DEFAULT_FV_SCALE;
 use crate::eval::EvalType;
 use crate::position::Position;
@@ -96,8 +97,11 @@ impl OpeningsConfig {
         if self.margin < 0 {
             return Err(format!("--margin must not be negative, not {}", self.margin));
         }
-        if self.threads == 0 || self.hash_mb == 0 {
-            return Err("--threads and --hash must be at least 1".into());
+        if !(1..=MAX_THREADS).contains(&self.threads) {
+            return Err(format!("--threads must be from 1 to {MAX_THREADS}, not {}", self.threads));
+        }
+        if self.hash_mb == 0 {
+            return Err("the hash table needs at least 1 MB".into());
         }
         Ok(())
     }
@@ -306,7 +310,8 @@ mod tests {
             (OpeningsConfig { min_plies: 0, ..small(1) }, "--min-plies"),
             (OpeningsConfig { depth: 0, ..small(1) }, "--depth"),
             (OpeningsConfig { margin: -1, ..small(1) }, "--margin"),
-            (OpeningsConfig { threads: 0, ..small(1) }, "--threads"),
+            (OpeningsConfig { threads: 0, ..small(1) }, "--threads must be from 1 to 512, not 0"),
+            (OpeningsConfig { threads: 513, ..small(1) }, "--threads must be from 1 to 512, not 513"),
         ] {
             let mut wrote = false;
             let e = generate(&config, &mut |_| wrote = true, &mut |_, _| {}).unwrap_err();
