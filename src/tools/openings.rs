@@ -185,7 +185,7 @@ pub fn generate(
         let mut last_progress = Instant::now();
         for (index, result) in rx.iter() {
             waiting.insert(index, result);
-            while summary.written < config.count {
+            while summary.written < config.count && summary.tried < max_tries(config.count) {
                 let Some(result) = waiting.remove(&summary.tried) else { break };
                 summary.tried += 1;
                 if let Some(c) = result {
