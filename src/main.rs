@@ -38,7 +38,7 @@ enum Command {
         #[arg(long)]
         no_bulk: bool,
         /// Repeat the count this many times and report the median time.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         reps: u32,
     },
     /// Search the bench positions (1 thread, 16 MB) and print the node total.

@@ -1,0 +1,35 @@
+//! The command-line subcommands refuse bad arguments with a message and a failing status, write
+//! nothing on stdout then, and never panic.
+
+use std::process::{Command, Stdio};
+
+#[test]
+fn bad_arguments_are_refused_with_a_message() {
+    for (args, code, message) in [
+        (&["perft", "3", "--sfen", "garbage"][..], 1, "bad SFEN"),
+        (&["perft", "3", "--sfen", "9/9/9/9/9/9/9/9/9 b - 1"][..], 1, "no king"),
+        (&["perft", "100"][..], 1, "beyond the deepest perft, 64"),
+        (&["perft", "1", "--reps", "0"][..], 2, "invalid value '0' for '--reps <REPS>'"),
+        (&["bench", "0"][..], 2, "the depth must be a whole number from 1 to 246, not '0'"),
+        (&["bench", "x"][..], 2, "not 'x'"),
+        (&["tune", "fit", "/nonexistent/data.txt"][..], 1, "/nonexistent/data.txt"),
+        (&["--config", "/nonexistent/options.toml"][..], 1, "/nonexistent/options.toml"),
+        (&["no-such-command"][..], 2, "unrecognized subcommand"),
+    ] {
+        let out =
+            Command::new(env!("CARGO_BIN_EXE_hayate")).args(args).stdin(Stdio::null()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(message) && !err.contains("panicked"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}
+
+#[test]
+fn good_arguments_report_on_stdout() {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_hayate")).args(["perft", "2", "--reps", "2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("Nodes searched: 900\n") && text.contains("median of 2"), "{text}");
+}
