@@ -74,7 +74,7 @@ enum Command {
         #[arg(long, default_value_t = 120)]
         margin: i32,
         /// Evaluation of the balance search: Material, NNUE (the embedded net) or Linear.
-        #[arg(long, default_value = "Material", value_parser = parse_eval)]
+        #[arg(long, default_value = "NNUE", value_parser = parse_eval)]
         eval: hayate::eval::EvalType,
         /// Threads (the file is the same for any number).
         #[arg(long, default_value_t = 1)]

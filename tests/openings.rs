@@ -23,7 +23,7 @@ fn the_command_writes_the_same_legal_lines_with_any_number_of_threads() {
     assert_eq!(lines.len(), 7);
     assert_eq!(
         lines[0],
-        "# hayate openings --count 6 --seed 3 --min-plies 6 --max-plies 12 --depth 4 --margin 120 --eval Material"
+        "# hayate openings --count 6 --seed 3 --min-plies 6 --max-plies 12 --depth 4 --margin 120 --eval NNUE"
     );
     for line in &lines[1..] {
         // The match runner reads `startpos moves ...` lines only.
