@@ -11,3 +11,15 @@ pub mod gensfen;
 pub mod openings;
 pub mod perft;
 pub mod tune;
+
+use crate::engine::options::MAX_THREADS;
+
+/// Checks a tool's `--threads`: 1 to [`MAX_THREADS`], as the `Threads` option takes (each thread
+/// holds a search's tables).
+pub fn check_threads(threads: usize) -> Result<(), String> {
+    if (1..=MAX_THREADS).contains(&threads) {
+        Ok(())
+    } else {
+        Err(format!("--threads must be from 1 to {MAX_THREADS}, not {threads}"))
+    }
+}

@@ -14,8 +14,6 @@
 //! scores it within a margin of equality. The kept lines come out in the order of `i`, so the file
 //! depends on the settings and the engine's search, not on the number of threads.
 
-use crate::engine::options::MAX_THREADS;
-use crate::eval::nnue::DEFAULT_FV_SCALE;
 use crate::eval::EvalType;
 use crate::position::Position;
 use crate::search::Limits;
@@ -98,9 +96,7 @@ impl OpeningsConfig {
         if self.margin < 0 {
             return Err(format!("--margin must not be negative, not {}", self.margin));
         }
-        if !(1..=MAX_THREADS).contains(&self.threads) {
-            return Err(format!("--threads must be from 1 to {MAX_THREADS}, not {}", self.threads));
-        }
+        crate::tools::check_threads(self.threads)?;
         if self.hash_mb == 0 {
             return Err("the hash table needs at least 1 MB".into());
         }
@@ -170,7 +166,7 @@ pub fn generate(
             let (next, done) = (&next, &done);
             scope.spawn(move || {
                 let mut player = Player::new(config.hash_mb, None);
-                player.set_eval(config.eval, DEFAULT_FV_SCALE);
+                player.set_eval(config.eval);
                 while !done.load(Ordering::Relaxed) {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     if tx.send((index, candidate(config, index, &mut player))).is_err() {

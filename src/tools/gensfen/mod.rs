@@ -20,7 +20,6 @@ pub mod player;
 pub mod psv;
 pub mod record;
 
-use crate::engine::options::MAX_THREADS;
 use crate::eval::nnue::Network;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -162,9 +161,7 @@ pub fn generate_config(a: &GenerateArgs) -> Result<generate::GenConfig, String> 
         }
         None => (None, "embedded".to_string()),
     };
-    if !(1..=MAX_THREADS).contains(&a.threads) {
-        return Err(format!("--threads must be from 1 to {MAX_THREADS}, not {}", a.threads));
-    }
+    crate::tools::check_threads(a.threads)?;
     let nodes = if a.nodes.is_none() && a.depth.is_none() { Some(5000) } else { a.nodes };
     if nodes == Some(0) || a.depth.is_some_and(|d| d < 1) {
         return Err("--nodes and --depth must be positive".into());

@@ -98,10 +98,9 @@ impl Player {
         }
     }
 
-    /// Evaluates with `kind` from now on (with the embedded net where `kind` uses a net; the
-    /// FV_SCALE applies to a net only).
-    pub fn set_eval(&mut self, kind: EvalType, fv_scale: i32) {
-        self.pool.set_network(kind, None, fv_scale);
+    /// Evaluates with `kind` from now on, with the embedded net where `kind` uses a net.
+    pub fn set_eval(&mut self, kind: EvalType) {
+        self.pool.set_network(kind, None, crate::eval::nnue::DEFAULT_FV_SCALE);
     }
 
     /// Forgets everything learned (table and histories): the next game plays as in a fresh

@@ -2,7 +2,6 @@
 
 use super::selfplay::{play, SelfPlayConfig};
 use super::texel::{biggest_changes, fit as fit_weights, weights_source, DataSet, TexelConfig};
-use crate::engine::options::MAX_THREADS;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -23,9 +22,7 @@ fn read_openings(path: &Path) -> Result<Vec<String>, String> {
 /// Plays the self-play games of `config` (its openings replaced by those of `openings`, if
 /// given) and appends one record per kept position to `out`.
 pub fn gen(out: &Path, openings: Option<&Path>, config: SelfPlayConfig) -> Result<(), String> {
-    if !(1..=MAX_THREADS).contains(&config.threads) {
-        return Err(format!("--threads must be from 1 to {MAX_THREADS}, not {}", config.threads));
-    }
+    crate::tools::check_threads(config.threads)?;
     let config = match openings {
         Some(path) => SelfPlayConfig { openings: read_openings(path)?, ..config },
         None => config,
