@@ -9,27 +9,16 @@
 //! `MoveObserver`) and keeps one number per ply, black's view; a capture or a promotion changes
 //! it, every other move leaves it as it was.
 
-use crate::position::Position;
+use crate::position::{see::SEE_PIECE_VALUE, Position};
 use crate::types::{Color, Move, PieceType, Value};
 
-/// The value of each kind (by kind number; index 0 and the king are 0).
-pub const PIECE_VALUE: [Value; PieceType::NUM] = [
-    0,    // (none)
-    90,   // pawn
-    315,  // lance
-    405,  // knight
-    495,  // silver
-    855,  // bishop
-    990,  // rook
-    540,  // gold
-    0,    // king
-    540,  // promoted pawn
-    540,  // promoted lance
-    540,  // promoted knight
-    540,  // promoted silver
-    945,  // horse
-    1395, // dragon
-];
+/// The value of each kind (by kind number; index 0 and the king are 0): SEE's board values
+/// ([`SEE_PIECE_VALUE`], the same Apery table) without SEE's large king.
+pub const PIECE_VALUE: [Value; PieceType::NUM] = {
+    let mut v = SEE_PIECE_VALUE;
+    v[PieceType::King.index()] = 0;
+    v
+};
 
 /// The material balance of `pos` from black's view, computed from scratch.
 pub fn material_black(pos: &Position) -> Value {
