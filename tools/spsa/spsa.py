@@ -440,7 +440,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, help="the engines' Threads (default 1)")
     p.add_argument("--hash", type=int, help="the engines' USI_Hash in MB (default 16)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="another USI option for both engines (repeatable)")
-    p.add_argument("--r-end", type=float, help=f"r_end where the config gives none (default {RUN_DEFAULTS['r_end']})")
+    p.add_argument("--r-end", type=float, help=f"r_end of every parameter without its own in the config; overrides the config's top-level r_end (default {RUN_DEFAULTS['r_end']})")
     p.add_argument("--concurrency", type=int, default=1, help="game pairs played at once, two engines each (default: 1)")
     p.add_argument("--move-timeout", type=float, help="seconds before a move is lost on time (default: 30 with --nodes, byoyomi + 1 s otherwise)")
     p.add_argument("--report-every", type=int, default=10, help="print theta every this many iterations (default: 10)")
