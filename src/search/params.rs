@@ -206,13 +206,13 @@ params! {
     PriorCaptureBonus = 1018, 0, 3000;
 
     /// Razoring: qsearch decides when the evaluation is below alpha by this...
-    RazorBase = 502, 0, 2000;
+    RazorBase = 546, 0, 2000;
     /// ... plus this per depth squared.
-    RazorDepth = 306, 0, 1000;
+    RazorDepth = 304, 0, 1000;
     /// Reverse futility pruning: below this depth.
     RfpMaxDepth = 15, 1, 30;
     /// Reverse futility pruning: margin per ply of depth (less this without a table hit).
-    RfpMargin = 76, 20, 300;
+    RfpMargin = 79, 20, 300;
     RfpNoTtHit = 21, 0, 60;
     /// Reverse futility pruning: margin taken off when improving / when the opponent worsens
     /// (in 1/1024 of the margin per ply).
@@ -236,7 +236,7 @@ params! {
     /// ... minus this when improving ...
     NmpImproving = 53, 0, 300;
     /// ... plus this.
-    NmpBase = 378, -500, 1000;
+    NmpBase = 336, -500, 1000;
     /// Null move: constant part of the reduction (plus depth / 3).
     NmpReduction = 7, 1, 12;
     /// Null move: from this depth a fail-high is verified by a search without null moves.
@@ -260,7 +260,7 @@ params! {
     SmallProbCutDepth = 4, 0, 10;
 
     /// Late move reductions: the table is `LmrScale / 128 * ln(i)` per factor, in 1/1024 plies.
-    LmrScale = 2763, 1000, 5000;
+    LmrScale = 2932, 1000, 5000;
     /// Late move reductions: constant part, 1/1024 plies.
     LmrBase = 1133, 0, 3000;
     /// Late move reductions: less by this times the window over the root's window.
@@ -321,14 +321,14 @@ params! {
     LmpBase = 3, 0, 20;
     /// Futility pruning of captures: margin constant, per ply of reduced depth, and the capture
     /// history's share (per 1024).
-    CaptureFutilityBase = 218, 0, 1000;
-    CaptureFutilityDepth = 223, 0, 600;
+    CaptureFutilityBase = 231, 0, 1000;
+    CaptureFutilityDepth = 209, 0, 600;
     CaptureFutilityHistory = 131, 0, 500;
     /// Futility pruning of captures: below this reduced depth.
     CaptureFutilityMaxDepth = 7, 1, 30;
     /// SEE pruning of captures and checks: allowed loss per ply of depth, and the capture
     /// history's share (per 1024).
-    SeeCaptureDepth = 167, 0, 500;
+    SeeCaptureDepth = 171, 0, 500;
     SeeCaptureHistory = 34, 0, 200;
     /// History pruning: a quiet move whose continuation history is below minus this times depth
     /// is skipped.
@@ -339,10 +339,10 @@ params! {
     HistoryLmrMain = 71, 0, 256;
     /// Futility pruning of quiets: margin constant, more without a best move yet, per ply of
     /// reduced depth, more when the static evaluation is above alpha; up to this reduced depth.
-    FutilityBase = 42, 0, 500;
+    FutilityBase = 40, 0, 500;
     FutilityNoBestMove = 151, 0, 500;
-    FutilityDepth = 120, 20, 500;
-    FutilityAboveAlpha = 86, 0, 500;
+    FutilityDepth = 128, 20, 500;
+    FutilityAboveAlpha = 81, 0, 500;
     FutilityMaxDepth = 13, 1, 30;
     /// SEE pruning of quiets: allowed loss per (reduced depth)^2.
     SeeQuietScale = 25, 0, 200;
