@@ -598,6 +598,7 @@ impl Worker {
             // margin, still beats it, the full search would very likely beat beta too.
             let probcut_beta = beta + params::ProbCutMargin() - params::ProbCutImproving() * improving as i32;
             if depth >= params::ProbCutMinDepth()
+                && depth <= params::ProbCutMaxDepth()
                 && !is_decisive(beta)
                 && !(tt_value != VALUE_NONE && tt_value < probcut_beta)
             {
