@@ -252,9 +252,10 @@ params! {
     ProbCutImproving = 61, 0, 300;
     /// ProbCut: from this depth (100: never, for measuring it).
     ProbCutMinDepth = 3, 2, 100;
-    /// ProbCut: up to this depth (100: no limit). At 4 (with the reduction of 4) only the form
-    /// whose verification is the quiescence search is left.
-    ProbCutMaxDepth = 100, 2, 100;
+    /// ProbCut: up to this depth (the default, the ply limit, is above every search depth: no
+    /// limit). At 4 (with the reduction of 4) only the form whose verification is the
+    /// quiescence search is left.
+    ProbCutMaxDepth = crate::types::MAX_PLY, 2, crate::types::MAX_PLY;
     /// ProbCut: the verification search is this much shallower.
     ProbCutReduction = 4, 2, 8;
     /// Small ProbCut: a table lower bound this far above beta cuts at once (30000: never).
