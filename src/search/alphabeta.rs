@@ -602,7 +602,10 @@ impl Worker {
                 && !is_decisive(beta)
                 && !(tt_value != VALUE_NONE && tt_value < probcut_beta)
             {
-                let probcut_depth = depth - params::ProbCutReduction();
+                let divisor = params::ProbCutEvalDivisor();
+                let by_eval = if divisor > 0 { (static_eval - beta) / divisor } else { 0 };
+                let fixed = depth - params::ProbCutReduction();
+                let probcut_depth = (fixed - by_eval).clamp(fixed.min(0), depth);
                 let mut picker = MovePicker::new_probcut(
                     &self.pos,
                     tt_move,

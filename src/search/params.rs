@@ -258,6 +258,9 @@ params! {
     ProbCutMaxDepth = crate::types::MAX_PLY, 2, crate::types::MAX_PLY;
     /// ProbCut: the verification search is this much shallower.
     ProbCutReduction = 4, 2, 8;
+    /// ProbCut: the verification search is a ply shallower still for each this much by which the
+    /// static evaluation beats beta, and deeper by as much below it (0: a fixed reduction).
+    ProbCutEvalDivisor = 0, 0, 2000;
     /// Small ProbCut: a table lower bound this far above beta cuts at once (30000: never).
     SmallProbCutMargin = 416, 100, 30000;
     /// Small ProbCut: the table's depth must be at least the depth minus this.
