@@ -252,10 +252,11 @@ params! {
     ProbCutImproving = 61, 0, 300;
     /// ProbCut: from this depth (100: never, for measuring it).
     ProbCutMinDepth = 3, 2, 100;
-    /// ProbCut: up to this depth (the default, the ply limit, is above every search depth: no
-    /// limit). At 4 (with the reduction of 4) only the form whose verification is the
-    /// quiescence search is left.
-    ProbCutMaxDepth = crate::types::MAX_PLY, 2, crate::types::MAX_PLY;
+    /// ProbCut: up to this depth. At 4 (with the reduction of 4) ProbCut is the form whose
+    /// verification is the quiescence search alone: it passed a non-regression SPRT against ProbCut
+    /// off where the deeper form failed (docs/strength.md). The maximum, the ply limit, is above
+    /// every search depth: no limit.
+    ProbCutMaxDepth = 4, 2, crate::types::MAX_PLY;
     /// ProbCut: the verification search is this much shallower.
     ProbCutReduction = 4, 2, 8;
     /// ProbCut: the verification search is a ply shallower still for each this much by which the
