@@ -605,6 +605,8 @@ impl Worker {
                 let divisor = params::ProbCutEvalDivisor();
                 let by_eval = if divisor > 0 { (static_eval - beta) / divisor } else { 0 };
                 let fixed = depth - params::ProbCutReduction();
+                // The dynamic part never makes it deeper than this node, nor shallower than 0
+                // (or than the fixed depth where that is already below 0, as at depths 3 and 4).
                 let probcut_depth = (fixed - by_eval).clamp(fixed.min(0), depth);
                 let mut picker = MovePicker::new_probcut(
                     &self.pos,
