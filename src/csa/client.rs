@@ -173,7 +173,11 @@ fn play_one(
     }
     let mut game = Game::new(summary, settings, link.sender());
     let end = game.play(link, engine);
-    engine.stop_and_wait();
+    // The table and the histories are cleared now, between games, so that the next game's start
+    // (its clock already running) finds them clean.
+    for m in engine.new_game() {
+        log::info!("{m}");
+    }
     if let Some((word, _)) = game.unechoed.take().filter(|(w, _)| w.starts_with('%')) {
         // A server that does not relay %TORYO or %KACHI: the record still has it.
         game.record.push_move(&word, None);

@@ -88,6 +88,8 @@ pub struct Engine {
     mate: MateRunner,
     /// The option values the table and the pool were last made for (they may be smaller).
     applied: Applied,
+    /// A search has written to the table and the histories since they were last cleared.
+    tables_used: bool,
 }
 
 /// Sizes last asked of the resources, so that one the system could not grant in full is not
@@ -113,6 +115,7 @@ impl Engine {
             book: BookSlot::default(),
             mate: MateRunner::default(),
             applied: Applied { hash_mb: 1, threads: 1 },
+            tables_used: false,
         }
     }
 
@@ -176,18 +179,34 @@ impl Engine {
         messages.extend(self.net.load(&self.options, &self.eval_type().fallback()));
         messages.extend(self.book.load(&self.options));
         self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
+        self.clear_tables();
         messages
     }
 
     /// A new game (USI `usinewgame`): ends what runs, and forgets what earlier games taught the
-    /// table and the histories.
+    /// table and the histories, unless nothing has searched since they were last cleared.
     /// Returns what could not be had in full (see [`Engine::prepare`]).
+    ///
+    /// A GUI sends `isready` before each game and then `usinewgame`, `position` and `go` without
+    /// waiting, so the clearing is done at `isready` ([`Engine::prepare`]), whose answer the GUI
+    /// waits for: done here, it delayed the first move by as much as it took (0.7 s for 8 GiB
+    /// of table), unseen by the clock, which starts at `go`. Here it is left only for a front end
+    /// that starts a game without `isready`.
     pub fn new_game(&mut self) -> Vec<String> {
         self.stop_and_wait();
         let messages = self.apply_resources();
-        self.tt.clear();
-        self.pool.clear();
+        self.clear_tables();
         messages
+    }
+
+    /// Clears the table and the histories if a search has used them since they were last
+    /// cleared, with as many threads as the search uses.
+    fn clear_tables(&mut self) {
+        if self.tables_used {
+            self.tt.clear_with(self.pool.threads());
+            self.pool.clear();
+            self.tables_used = false;
+        }
     }
 
     /// Starts searching the position in the background with the options' settings; `reporter`
@@ -204,6 +223,7 @@ impl Engine {
         }
         self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
         let config = self.search_config();
+        self.tables_used = true;
         self.pool.start(&self.pos, limits, config, Arc::clone(&self.tt), reporter);
     }
 
@@ -366,6 +386,30 @@ mod tests {
         let Some(BestMove::Move { best, .. }) = recorder.best() else { panic!("no best move") };
         assert!(engine.position().is_legal_move(best));
         assert!(engine.legal_moves().contains(best));
+    }
+
+    /// The table is cleared at `isready` after a search (GUIs send it before every game, and
+    /// wait for its answer), and at `usinewgame` only when no `isready` came since a search.
+    #[test]
+    fn the_tables_are_cleared_at_isready_or_else_at_usinewgame() {
+        let mut engine = Engine::new(Options::default());
+        for (name, value) in [("USI_Hash", "1"), ("Threads", "2"), ("EvalType", "Material")] {
+            engine.set_option(name, value).unwrap();
+        }
+        engine.prepare();
+        let search = |engine: &mut Engine| {
+            engine
+                .start_search(Limits { depth: Some(6), ..Limits::default() }, Arc::new(Recorder::default()));
+            engine.wait();
+            assert!(!engine.tt.is_empty());
+        };
+        search(&mut engine);
+        engine.prepare();
+        assert!(engine.tt.is_empty(), "isready after a search clears");
+        engine.new_game();
+        search(&mut engine);
+        engine.new_game();
+        assert!(engine.tt.is_empty(), "usinewgame without isready clears");
     }
 
     /// A `tune` build sets a search parameter whatever the case of its name, and up to the top of

@@ -516,12 +516,24 @@ impl ThreadPool {
     }
 
     /// Clears every worker's histories and the shared ones (waits for a running search first).
+    /// Each worker's are cleared on a thread of their own (tens of megabytes a worker).
     pub fn clear(&mut self) {
         self.wait();
-        for w in &mut self.workers {
-            w.clear();
-        }
-        self.histories.clear();
+        let helpers = self.workers.len() - 1;
+        let queue = std::sync::Mutex::new(self.workers.iter_mut().collect::<Vec<_>>());
+        let work = || {
+            while let Some(w) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+                w.clear();
+            }
+        };
+        std::thread::scope(|s| {
+            for _ in 0..helpers {
+                // Threads that cannot start leave their workers to the others and this one.
+                let _ = std::thread::Builder::new().spawn_scoped(s, work);
+            }
+            self.histories.clear();
+            work();
+        });
     }
 
     /// Waits for the running search, if any, to report its `bestmove` and finish.
