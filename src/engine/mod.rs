@@ -354,7 +354,8 @@ impl Engine {
         if self.applied.hash_mb != mb {
             // Free the old table before allocating the new one.
             self.tt = Arc::new(TranspositionTable::new(1));
-            let (tt, got) = memory::largest_fitting(mb, TranspositionTable::try_new);
+            let threads = self.pool.threads();
+            let (tt, got) = memory::largest_fitting(mb, |mb| TranspositionTable::try_new_on(mb, threads));
             self.tt = Arc::new(tt);
             self.applied.hash_mb = mb;
             if got < mb {

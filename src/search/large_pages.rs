@@ -7,8 +7,10 @@
 //! to `madvise` or `always`); elsewhere, or when the advice is refused, they are ordinary memory.
 
 use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
+use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
+use std::sync::Mutex;
 
 /// Types for which all-zero bytes are a valid value (the tables are allocated zeroed).
 ///
@@ -41,6 +43,13 @@ unsafe impl<T: ZeroValid + Sync> Sync for LargeSlice<T> {}
 impl<T: ZeroValid> LargeSlice<T> {
     /// `len` zeroed elements, or `None` when the allocator refuses the memory.
     pub fn try_zeroed(len: usize) -> Option<LargeSlice<T>> {
+        LargeSlice::try_zeroed_on(len, 1)
+    }
+
+    /// [`LargeSlice::try_zeroed`], a large table zeroed by `threads` threads, each writing its
+    /// share of the pages: the first writes to fresh memory are page faults, and a table of
+    /// gigabytes takes seconds of them on one thread.
+    pub fn try_zeroed_on(len: usize, threads: usize) -> Option<LargeSlice<T>> {
         let bytes = len.checked_mul(std::mem::size_of::<T>())?.max(1);
         let large = bytes >= LARGE_PAGE;
         let align = if large { LARGE_PAGE } else { std::mem::align_of::<T>() };
@@ -54,8 +63,10 @@ impl<T: ZeroValid> LargeSlice<T> {
                 return None;
             }
             advise_large_pages(raw, size);
-            // SAFETY: `raw` is a fresh allocation of `size` bytes.
-            unsafe { std::ptr::write_bytes(raw, 0, size) };
+            // SAFETY: `raw` is a fresh allocation of `size` bytes, ours alone; `MaybeUninit`
+            // bytes may be uninitialised.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(raw.cast::<MaybeUninit<u8>>(), size) };
+            fill_in_shares(bytes, MaybeUninit::new(0), threads, LARGE_PAGE);
             raw
         } else {
             // SAFETY: `layout` has a non-zero size.
@@ -64,6 +75,26 @@ impl<T: ZeroValid> LargeSlice<T> {
         let ptr = NonNull::new(raw.cast::<T>())?;
         Some(LargeSlice { ptr, len, layout })
     }
+}
+
+/// Sets every element of `buf` to `value`, on up to `threads` threads, each filling shares of
+/// whole `unit`s (threads that cannot start leave theirs to the others and this one).
+fn fill_in_shares<T: Copy + Send + Sync>(buf: &mut [T], value: T, threads: usize, unit: usize) {
+    let unit = unit.max(1);
+    let threads = threads.max(1);
+    let share = (buf.len().div_ceil(unit).div_ceil(threads) * unit).max(1);
+    let queue = Mutex::new(buf.chunks_mut(share).collect::<Vec<_>>());
+    let work = || {
+        while let Some(part) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+            part.fill(value);
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            let _ = std::thread::Builder::new().spawn_scoped(s, work);
+        }
+        work();
+    });
 }
 
 impl<T: ZeroValid> Deref for LargeSlice<T> {
@@ -111,9 +142,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn filling_in_shares_reaches_every_element() {
+        for (len, threads, unit) in
+            [(0, 3, 4), (1, 3, 4), (1000, 1, 64), (1000, 3, 64), (1000, 7, 1), (10, 64, 4)]
+        {
+            let mut buf = vec![0xffu8; len];
+            fill_in_shares(&mut buf, 0, threads, unit);
+            assert!(buf.iter().all(|&b| b == 0), "{len} {threads} {unit}");
+        }
+    }
+
+    #[test]
     fn slices_are_zeroed_aligned_and_writable() {
-        for len in [0usize, 1, 1000, 3 * LARGE_PAGE / 2 + 7] {
-            let mut s = LargeSlice::<i16>::try_zeroed(len).unwrap();
+        for (len, threads) in
+            [(0usize, 1), (1, 1), (1000, 1), (3 * LARGE_PAGE / 2 + 7, 1), (5 * LARGE_PAGE + 3, 3)]
+        {
+            let mut s = LargeSlice::<i16>::try_zeroed_on(len, threads).unwrap();
             assert_eq!(s.len(), len);
             assert!(s.iter().all(|&x| x == 0));
             if len > 0 {

@@ -136,8 +136,13 @@ impl TranspositionTable {
     /// A table of about `mb` megabytes (at least one cluster), or `None` when the allocator
     /// refuses that much memory.
     pub fn try_new(mb: usize) -> Option<TranspositionTable> {
+        TranspositionTable::try_new_on(mb, 1)
+    }
+
+    /// [`TranspositionTable::try_new`], the memory zeroed by `threads` threads.
+    pub fn try_new_on(mb: usize, threads: usize) -> Option<TranspositionTable> {
         let n = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Cluster>()).max(1);
-        let clusters = super::large_pages::LargeSlice::try_zeroed(n)?;
+        let clusters = super::large_pages::LargeSlice::try_zeroed_on(n, threads)?;
         Some(TranspositionTable { clusters, generation: AtomicU64::new(0) })
     }
 
