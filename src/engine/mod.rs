@@ -167,8 +167,9 @@ impl Engine {
     }
 
     /// Gets ready to search (USI `isready`): brings the table size, the number of threads, the
-    /// NNUE net and the book in line with the options. Returns messages for the user (which net
-    /// and book were loaded, or why none). Does nothing while a search is still thinking; a search that has given its best
+    /// NNUE net and the book in line with the options, and clears the table and the histories
+    /// when a search has used them (see [`Engine::new_game`]). Returns messages for the user
+    /// (which net and book were loaded, or why none). Does nothing while a search is still thinking; a search that has given its best
     /// move is waited for.
     pub fn prepare(&mut self) -> Vec<String> {
         if self.pool.is_searching() {
@@ -203,7 +204,7 @@ impl Engine {
     /// cleared, with as many threads as the search uses.
     fn clear_tables(&mut self) {
         if self.tables_used {
-            self.tt.clear_with(self.pool.threads());
+            self.tt.clear_on(self.pool.threads());
             self.pool.clear();
             self.tables_used = false;
         }

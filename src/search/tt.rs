@@ -153,12 +153,12 @@ impl TranspositionTable {
 
     /// Forgets everything.
     pub fn clear(&self) {
-        self.clear_with(1);
+        self.clear_on(1);
     }
 
     /// Forgets everything, with `threads` threads each clearing its share of the table (a table
     /// of gigabytes takes a good part of a second on one thread).
-    pub fn clear_with(&self, threads: usize) {
+    pub fn clear_on(&self, threads: usize) {
         let clusters: &[Cluster] = &self.clusters;
         let share = clusters.len().div_ceil(threads.max(1)).max(1);
         let clear = |part: &[Cluster]| {
@@ -328,7 +328,7 @@ mod tests {
                 }
             }
             tt.new_search();
-            tt.clear_with(threads);
+            tt.clear_on(threads);
             let left = tt.clusters.iter().flat_map(|c| &c.entries).filter(|e| {
                 e.key_xor_data.load(Ordering::Relaxed) != 0 || e.data.load(Ordering::Relaxed) != 0
             });
