@@ -10,7 +10,6 @@ use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
-use std::sync::Mutex;
 
 /// Types for which all-zero bytes are a valid value (the tables are allocated zeroed).
 ///
@@ -83,18 +82,7 @@ fn fill_in_shares<T: Copy + Send + Sync>(buf: &mut [T], value: T, threads: usize
     let unit = unit.max(1);
     let threads = threads.max(1);
     let share = (buf.len().div_ceil(unit).div_ceil(threads) * unit).max(1);
-    let queue = Mutex::new(buf.chunks_mut(share).collect::<Vec<_>>());
-    let work = || {
-        while let Some(part) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop() {
-            part.fill(value);
-        }
-    };
-    std::thread::scope(|s| {
-        for _ in 1..threads {
-            let _ = std::thread::Builder::new().spawn_scoped(s, work);
-        }
-        work();
-    });
+    super::parallel::for_each_on(buf.chunks_mut(share).collect(), threads, |part| part.fill(value));
 }
 
 impl<T: ZeroValid> Deref for LargeSlice<T> {

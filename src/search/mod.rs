@@ -17,6 +17,7 @@ pub mod large_pages;
 pub mod limits;
 pub mod manager;
 pub mod movepick;
+mod parallel;
 pub mod params;
 mod qsearch;
 pub mod report;

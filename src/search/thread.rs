@@ -519,21 +519,9 @@ impl ThreadPool {
     /// Each worker's are cleared on a thread of their own (tens of megabytes a worker).
     pub fn clear(&mut self) {
         self.wait();
-        let helpers = self.workers.len() - 1;
-        let queue = std::sync::Mutex::new(self.workers.iter_mut().collect::<Vec<_>>());
-        let work = || {
-            while let Some(w) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop() {
-                w.clear();
-            }
-        };
-        std::thread::scope(|s| {
-            for _ in 0..helpers {
-                // Threads that cannot start leave their workers to the others and this one.
-                let _ = std::thread::Builder::new().spawn_scoped(s, work);
-            }
-            self.histories.clear();
-            work();
-        });
+        self.histories.clear();
+        let threads = self.workers.len();
+        super::parallel::for_each_on(self.workers.iter_mut().collect(), threads, |w| w.clear());
     }
 
     /// Waits for the running search, if any, to report its `bestmove` and finish.

@@ -159,26 +159,12 @@ impl TranspositionTable {
     /// Forgets everything, with `threads` threads each clearing its share of the table (a table
     /// of gigabytes takes a good part of a second on one thread).
     pub fn clear_on(&self, threads: usize) {
-        let clusters: &[Cluster] = &self.clusters;
-        let share = clusters.len().div_ceil(threads.max(1)).max(1);
-        let clear = |part: &[Cluster]| {
-            for c in part {
-                for e in &c.entries {
-                    e.key_xor_data.store(0, Ordering::Relaxed);
-                    e.data.store(0, Ordering::Relaxed);
-                }
+        let share = self.clusters.len().div_ceil(threads.max(1)).max(1);
+        super::parallel::for_each_on(self.clusters.chunks(share).collect(), threads, |part| {
+            for e in part.iter().flat_map(|c| &c.entries) {
+                e.key_xor_data.store(0, Ordering::Relaxed);
+                e.data.store(0, Ordering::Relaxed);
             }
-        };
-        std::thread::scope(|s| {
-            let mut parts = clusters.chunks(share);
-            let first = parts.next().unwrap_or(&[]);
-            for part in parts {
-                // A thread that cannot start leaves its share to this one.
-                if std::thread::Builder::new().spawn_scoped(s, move || clear(part)).is_err() {
-                    clear(part);
-                }
-            }
-            clear(first);
         });
         self.generation.store(0, Ordering::Relaxed);
     }
