@@ -13,7 +13,7 @@ MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
         bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows \
-        spsa test-spsa clock-games test-clock
+        spsa test-spsa clock-games test-clock docs-figures
 
 all: build
 
@@ -34,7 +34,12 @@ run: build
 ## trainer's torch-free checks (its exported net equals the engine's `eval`).
 test: check unit test-export test-portable
 
-check: fmt lint
+check: fmt lint docs-figures
+
+## Every figure of the measurement records that left the README in the move to docs/ is still in
+## the documents (scripts/check-doc-figures.py; a second at most).
+docs-figures:
+	$(PYTHON) scripts/check-doc-figures.py
 
 fmt:
 	$(CARGO) fmt --all -- --check
