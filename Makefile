@@ -59,14 +59,21 @@ test-portable:
 	$(CARGO) test --features portable,tune --lib --test perft --test bench_signature
 
 ## Windows executables and a release zip under target/windows: hayate-avx2.exe (AVX2, BMI2),
-## hayate-sse42.exe (SSE4.2) and hayate-windows.zip, built with the project's toolchain, its
-## x86_64-pc-windows-gnu standard library and MinGW-w64 as the linker (both installed when
-## missing); about 3 minutes per executable on 2 cores.
+## hayate-sse42.exe (SSE4.2) and hayate-windows.zip (both, engine-options.toml, the README, which
+## tells a GUI user how to install it, docs/options.md, which the README points to for every
+## option, and the licence), built with the project's toolchain, its x86_64-pc-windows-gnu
+## standard library and MinGW-w64 as the linker (both installed when missing); about 3 minutes
+## per executable on 2 cores.
 windows:
 	scripts/windows/build.sh avx2 sse42
+	rm -rf target/windows/docs && mkdir -p target/windows/docs
 	cp engine-options.toml README.md LICENSE target/windows/
+	cp docs/options.md target/windows/docs/
+# The folder, not the file: zipfile stores a file given by name under its base name only, and
+# the README links to docs/options.md.
 	cd target/windows && rm -f hayate-windows.zip && \
-	  python3 -m zipfile -c hayate-windows.zip hayate-avx2.exe hayate-sse42.exe engine-options.toml README.md LICENSE
+	  python3 -m zipfile -c hayate-windows.zip hayate-avx2.exe hayate-sse42.exe engine-options.toml README.md \
+	    docs LICENSE
 	ls -l target/windows/hayate-windows.zip
 
 ## The SSE4.2 Windows executable under Wine (installed when missing): perft 5, the bench signature
@@ -111,7 +118,7 @@ bench-peers: build
 bench-search: build
 	scripts/search-report.sh -j "1 2" $(ENGINE)
 
-## The NNUE trainer (trainer/, README "Training a net"). Two Python environments, made once and
+## The NNUE trainer (trainer/, trainer/README.md). Two Python environments, made once and
 ## remade when their requirements change: a small one (numpy, cshogi) for `make test`, and the
 ## trainer's (PyTorch, about 4.4 GB) for `make train` and `make test-trainer`.
 PYTHON       ?= python3
@@ -146,9 +153,9 @@ test-trainer: $(TRAINER_VENV)/.installed
 train: $(TRAINER_VENV)/.installed
 	$(TRAINER_VENV)/bin/python -m trainer.train --data $(DATA) --out $(OUT) --epochs $(EPOCHS) $(TRAIN_ARGS)
 
-## SPSA tuning of the search parameters by self-play (tools/spsa, README "Tuning the search
-## (SPSA)"): builds the `tune` engine into target/tune (search parameters as USI options) and
-## runs the driver with the parameters of SPSA_CONFIG, e.g.
+## SPSA tuning of the search parameters by self-play (tools/spsa, tools/spsa/README.md): builds
+## the `tune` engine into target/tune (search parameters as USI options) and runs the driver
+## with the parameters of SPSA_CONFIG, e.g.
 ## make spsa SPSA_ARGS="--iterations 2000 --nodes 20000 --concurrency 2" (add --resume to carry on).
 ## Its Python environment (.venv/spsa: cshogi, the referee) is made once. Not part of `make test`.
 TUNE_DIR    := target/tune
@@ -171,7 +178,7 @@ test-spsa: $(SPSA_VENV)/.installed
 	cd tools/spsa/tests && $(abspath $(SPSA_VENV))/bin/python -m unittest
 
 ## Games between two USI engines at real clocks, to check the engine's time management and compare
-## it with another engine's (tools/clock, README "Checking time management (tools/clock)"), e.g.
+## it with another engine's (tools/clock, tools/clock/README.md), e.g.
 ## make clock-games CLOCK_ARGS="target/native/release/hayate ../peer/engine --games 10 --tc fischer:300+10"
 ## Uses the SPSA tuner's Python environment (.venv/spsa: cshogi) and builds nothing.
 CLOCK_ARGS ?= --help
