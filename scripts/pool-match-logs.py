@@ -6,7 +6,7 @@ bounds, and the SPRT's log-likelihood ratio for the bounds given.
     scripts/pool-match-logs.py [--sprt ELO0,ELO1] LOG...
 
 Pool only runs that played different games: node-limited runs over the same openings replay each
-other's games (README, "Openings for long node-limited matches"); carry a test on with
+other's games (docs/strength.md, "How the matches are run"); carry a test on with
 `scripts/unplayed-openings.py`. The statistics are match's own: a trinomial (win, draw, loss)
 model, the normal approximation for the bounds, and the generalised SPRT's LLR
 n (s1 - s0) (2 s - s0 - s1) / (2 var) with the usual stopping bounds log(0.05/0.95) and

@@ -5,7 +5,7 @@ carries its SPRT on without replaying a game.
     scripts/unplayed-openings.py BOOK SEED GAMES [--concurrency C] > rest.txt
 
 A node-limited game with one thread is fixed by its opening and colours, so a second run over the
-same openings replays the first run's games (README, "Openings for long node-limited matches").
+same openings replays the first run's games (docs/strength.md, "How the matches are run").
 `match` (../shared/tools/match) takes the book's lines that are neither blank nor `#` comments,
 shuffles them with Python's `random.Random(SEED)`, and plays game pair i on line i of that order,
 colours swapped. A run stopped after GAMES games has started at most GAMES / 2 + C pairs (C games

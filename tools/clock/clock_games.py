@@ -527,7 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description="Games between two USI engines at real clocks, to check and compare their time management.",
         epilog="Times: fischer:300+10 is floodgate's 300 s + 10 s per move; byoyomi:0+10 is 10 s a move; "
-        "sudden:600 is 10 minutes for the game. See README.md, 'Checking time management'.",
+        "sudden:600 is 10 minutes for the game. See tools/clock/README.md.",
     )
     p.add_argument("engine_a", metavar="ENGINE_A", help="the engine under test (A)")
     p.add_argument("engine_b", metavar="ENGINE_B", help="the engine to compare with (B)")
