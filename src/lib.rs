@@ -4,8 +4,9 @@
 //!
 //! ```text
 //! front ends   usi (the USI protocol on stdin/stdout), csa (a CSA server client), main.rs
-//! tools        tools: perft, bench, tune (run from the command line and from USI)
-//! session      engine: position, options, table, threads, NNUE net, go mate
+//! tools        tools: perft, bench, tune, gensfen, openings (the command line's subcommands;
+//!              perft and bench also from USI)
+//! session      engine: position, options, table, threads, NNUE net, opening book, go mate
 //! solvers      search (alpha-beta, Lazy SMP), mate (df-pn mate solver)
 //! evaluation   eval
 //! rules        position

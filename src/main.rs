@@ -1,6 +1,7 @@
-//! The `hayate` binary: USI on stdin/stdout by default; `perft`, `bench` and `tune` subcommands
-//! for the command line. This file only reads the command line: the work is in `hayate::tools`
-//! and `hayate::usi` (over `hayate::engine`).
+//! The `hayate` binary: USI on stdin/stdout by default; the subcommands `perft`, `bench`, `tune`,
+//! `gensfen`, `openings` and `csa` (the CSA client) for the command line. This file only reads
+//! the command line: the work is in `hayate::tools`, `hayate::usi` and `hayate::csa` (over
+//! `hayate::engine`).
 
 use clap::{Parser, Subcommand};
 use hayate::tools;

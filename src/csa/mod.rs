@@ -2,11 +2,6 @@
 //! the CSA protocol 1.2.1 with floodgate's extensions), with the engine session in-process, as
 //! the USI front end drives it.
 //!
-//! Files: `config.rs` (flags, environment, TOML file), `link.rs` (the TCP connection and
-//! keep-alive), `summary.rs` (the `Game_Summary`), `notation.rs` (CSA moves and positions),
-//! `clock.rs` (the server's clock from the times it reports), `client.rs` (the game loop),
-//! `record.rs` (the CSA record of each game).
-//!
 //! This front end writes nothing on stdout: it logs on stderr, a line per game at least.
 
 mod client;

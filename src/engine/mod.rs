@@ -4,9 +4,6 @@
 //! protocol: the session never prints. Problems come back as values (`Result`, messages); search
 //! results go to the front end's [`Reporter`], mate results to its [`MateReporter`].
 //!
-//! Files: `options.rs` (declarations, values, the defaults file), `net.rs` (finding and loading
-//! the NNUE file), `book.rs` (the opening book), `mate.rs` (the `go mate` runner).
-//!
 //! A game as a front end drives it:
 //! ```no_run
 //! use hayate::engine::{options::Options, Engine};

@@ -1,10 +1,11 @@
-//! Evaluation: the embedded default evaluation (no file needed), YaneuraOu-compatible NNUE, and
-//! a material-only evaluation for comparing searches.
+//! Evaluation: YaneuraOu-compatible NNUE (the default plays Hayate's own net, embedded in the
+//! binary, when no net file is loaded), the linear evaluation (`embedded.rs`, which needs no file
+//! either), and a material-only evaluation for comparing searches.
 //!
 //! [`Evaluator`] is the one entry point the search calls. It follows moves as a
 //! `MoveObserver`, so the NNUE accumulators (and the material balance) stay in step without the
-//! position knowing about them, and it falls back to the embedded evaluation when no net is
-//! loaded or a position has no NNUE value (a king missing).
+//! position knowing about them, and it falls back to the linear evaluation when it has no net
+//! or a position has no NNUE value (a king missing).
 
 pub mod embedded;
 pub mod features;
@@ -40,7 +41,7 @@ impl Default for EvalType {
 
 impl EvalType {
     /// The option's default: `Nnue`, the net of `EvalFile`/`EvalDir` or else the embedded net,
-    /// which beats the linear evaluation in play (README, "The embedded net"). The bench
+    /// which beats the linear evaluation in play (nets/README.md, "Generation 4"). The bench
     /// signature and `engine-options.toml` follow this value.
     pub const DEFAULT: EvalType = EvalType::Nnue;
     /// The default's option value.

@@ -1,6 +1,6 @@
 //! Weights of the embedded evaluation, one per feature of `features.rs` (same order, same
-//! encoding; group offsets are the constants there). Written by `hayate tune fit` (README,
-//! "Tuning the embedded evaluation"); edit by re-running the tuner, not by hand.
+//! encoding; group offsets are the constants there). Written by `hayate tune fit` (docs/engine.md,
+//! "The linear evaluation and how to re-tune it"); edit by re-running the tuner, not by hand.
 //!
 //! Fit: 102709 positions, lambda 0.5, 600 iterations, K 1116.5; holdout loss 0.058170 -> 0.056414.
 

@@ -7,10 +7,6 @@
 //! illegal; a line that repeats a position is no mate (perpetual check loses). The attacker may
 //! lack a king.
 //!
-//! Files: `dfpn.rs` the search, `table.rs` the proof-number table, `hand.rs` proof and disproof
-//! hands, `movegen.rs` the two sides' moves, `pv.rs` the shortest mate and its line, `audit.rs`
-//! an independent check of a whole proof tree.
-//!
 //! # Use
 //! ```no_run
 //! use hayate::mate::{MateLimits, MateResult, MateSolver};

@@ -1,13 +1,5 @@
 //! The search: iterative deepening over a principal variation search with a shared lockless
 //! transposition table, run on Lazy SMP threads.
-//!
-//! Files: `limits.rs` (what `go` asks for), `time.rs` (deadlines), `manager.rs` (the main
-//! thread's clock and deadlines), `thread.rs` (thread pool, shared state, per-thread data,
-//! best-thread vote), `iterate.rs` (root, iterative deepening, aspiration windows, reports),
-//! `alphabeta.rs` (the search), `qsearch.rs` (quiescence search), `movepick.rs` (move ordering),
-//! `history.rs` (ordering statistics), `correction.rs` (static evaluation corrections),
-//! `tt.rs` (transposition table), `large_pages.rs` (zeroed tables on large pages), `params.rs`
-//! (every tunable), `report.rs` (the `Reporter` trait: the search never prints).
 
 mod alphabeta;
 pub mod correction;

@@ -1,7 +1,7 @@
 //! The net that ships inside the binary: `nets/hayate-gen4.hnnc` in the compact form
 //! ([`super::compact`]), decoded once, at its first use, into an ordinary [`Network`]. It plays
 //! when `EvalType` is `NNUE` and no `EvalFile`/`EvalDir` net is loaded. How it was made (data,
-//! training command) is in the README, "The embedded net"; `python -m trainer.compact unpack
+//! training command) is in nets/README.md, "Generation 4"; `python -m trainer.compact unpack
 //! nets/hayate-gen4.hnnc nn.bin` writes the same net as a YaneuraOu `nn.bin`.
 
 use super::{compact, Network};

@@ -4,12 +4,8 @@
 //! limit) from opening lines plus random moves; the quiet positions with their search score, best
 //! move, move number and game result become YaneuraOu `PackedSfenValue` records (`.bin`), and
 //! every game is also kept in a compact record (`.hgr`, about 2.5 bytes a ply) from which the
-//! `.bin` is rebuilt exactly. Runs are seeded, sharded and resumable.
-//!
-//! Files: `psv.rs` (the 40-byte record and YaneuraOu's 16-bit move), `codec.rs` (varints,
-//! CRC), `record.rs` (the game-record format), `opening.rs` (game starts), `player.rs` (one
-//! game), `generate.rs` (threads, shards, resume), `convert.rs` (records to positions),
-//! `merge.rs` (merge and deduplicate). The packed position itself is `position::PackedSfen`.
+//! `.bin` is rebuilt exactly. Runs are seeded, sharded and resumable. The packed position itself
+//! is `position::PackedSfen`.
 
 pub mod codec;
 pub mod convert;

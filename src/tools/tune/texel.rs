@@ -252,8 +252,8 @@ pub fn weights_source(weights: &[i16], header: &str) -> String {
     let mut out = String::new();
     out.push_str(
         "//! Weights of the embedded evaluation, one per feature of `features.rs` (same order, same\n\
-         //! encoding; group offsets are the constants there). Written by `hayate tune fit` (README,\n\
-         //! \"Tuning the embedded evaluation\"); edit by re-running the tuner, not by hand.\n",
+         //! encoding; group offsets are the constants there). Written by `hayate tune fit` (docs/engine.md,\n\
+         //! \"The linear evaluation and how to re-tune it\"); edit by re-running the tuner, not by hand.\n",
     );
     for line in header.lines() {
         out.push_str("//!\n//! ");
