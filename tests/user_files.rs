@@ -1,0 +1,193 @@
+//! Files a user names, through the real binary (issue 54, items 9 to 11): books that are not
+//! books (a file of zeros, a header followed by zeros, zeros in the middle of a sorted book), an
+//! options file that is a FIFO or a device, and `gensfen` outputs that are its inputs under
+//! another name. Each case ends within a time limit with a message, and nothing is overwritten.
+//!
+//! The huge files are sparse (`set_len`), so they take no disk space; the engine runs under a
+//! memory limit (`ulimit -v`), so that a regression reading them whole fails at once instead of
+//! taking the machine's memory.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+const HAYATE: &str = env!("CARGO_BIN_EXE_hayate");
+
+/// A fresh empty folder under the system's temporary folder.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hayate-user-files-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The engine under a virtual-memory limit (KiB), started in `dir`.
+fn limited(dir: &Path, kib: u64, args: &[&str]) -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\"")).arg(HAYATE).args(args);
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// A running engine: its input, and its output lines as they come.
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Every line read so far.
+    seen: Vec<String>,
+}
+
+impl Session {
+    fn start(mut cmd: Command) -> Session {
+        let mut child =
+            cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("start");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Session { stdin: child.stdin.take(), child, lines, seen: Vec::new() }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().expect("input open");
+        let _ = stdin.write_all(text.as_bytes());
+        let _ = stdin.flush();
+    }
+
+    /// Waits up to `limit` for a line that starts with `prefix`; returns whether one came.
+    fn wait_for(&mut self, prefix: &str, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let hit = line.starts_with(prefix);
+                    self.seen.push(line);
+                    if hit {
+                        return true;
+                    }
+                }
+                Err(_) => return false,
+            }
+        }
+    }
+
+    /// Waits up to `limit` for the engine to exit (it is killed after): its exit code, and how
+    /// long it took.
+    fn finish(&mut self, limit: Duration) -> (Option<i32>, Duration) {
+        let start = Instant::now();
+        let code = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status.code();
+            }
+            if start.elapsed() > limit {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(200)) {
+            self.seen.push(line);
+        }
+        (code, start.elapsed())
+    }
+
+    fn output(&self) -> String {
+        self.seen.join("\n")
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A file of `len` bytes: `head`, zeros (a hole: no disk space), then `tail` at the end.
+fn sparse_file(path: &Path, head: &[u8], len: u64, tail: &[u8]) {
+    use std::io::{Seek, SeekFrom};
+    let mut f = std::fs::File::create(path).unwrap();
+    f.write_all(head).unwrap();
+    f.set_len(len).unwrap();
+    f.seek(SeekFrom::Start(len - tail.len() as u64)).unwrap();
+    f.write_all(tail).unwrap();
+}
+
+/// Item 10: an `engine-options.toml` that is a FIFO (found in the working folder) no longer
+/// blocks start-up, and one that is a symbolic link to a device is not read until memory runs
+/// out and skipped in silence: each is named for what it is, with the built-in defaults used.
+#[cfg(unix)]
+#[test]
+fn an_options_file_that_is_a_fifo_or_a_device_is_refused_with_a_message() {
+    let dir = temp_dir("options");
+    let path = dir.join("engine-options.toml");
+    let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+    assert!(made.success());
+    for (what, make) in
+        [("a FIFO", None), ("a device", Some("/dev/zero")), ("a device", Some("/dev/urandom"))]
+    {
+        if let Some(target) = make {
+            let _ = std::fs::remove_file(&path);
+            std::os::unix::fs::symlink(target, &path).unwrap();
+        }
+        let mut s = Session::start(limited(&dir, 2_097_152, &[]));
+        s.send("usi\n");
+        assert!(s.wait_for("usiok", Duration::from_secs(10)), "{what}: {}", s.output());
+        s.send("setoption name USI_Hash value 16\nisready\n");
+        assert!(s.wait_for("readyok", Duration::from_secs(10)), "{what}: {}", s.output());
+        s.send("quit\n");
+        let (code, _) = s.finish(Duration::from_secs(5));
+        assert_eq!(code, Some(0), "{}", s.output());
+        let want = format!("not a regular file ({what}); using built-in defaults");
+        assert!(s.output().contains(&want), "{make:?}: {}", s.output());
+    }
+    // Named with --config: an error, as for any bad file, and no wait.
+    for (arg, want) in [
+        (path.clone(), "not a regular file (a device)"),
+        (dir.join("big.toml"), "more than the 1.0 MiB such a file may have"),
+    ] {
+        if arg.ends_with("big.toml") {
+            sparse_file(&arg, b"Threads = 1\n", 2 << 20, b"\n");
+        }
+        let (code, err, took) = run_to_end(limited(&dir, 2_097_152, &["--config", arg.to_str().unwrap()]));
+        assert_eq!(code, Some(1), "{arg:?}: {err}");
+        assert!(took < Duration::from_secs(5), "{arg:?}: {took:?}");
+        assert!(err.contains(want), "{arg:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs a command to its end (killed after 30 s), input closed: exit code, stderr, time taken.
+fn run_to_end(mut cmd: Command) -> (Option<i32>, String, Duration) {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
+        s
+    });
+    let start = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let took = start.elapsed();
+    (code, reader.join().unwrap(), took)
+}
