@@ -14,6 +14,7 @@ use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
 const HAYATE: &str = env!("CARGO_BIN_EXE_hayate");
+const HEADER: &str = "#YANEURAOU-DB2016 1.00";
 
 /// A fresh empty folder under the system's temporary folder.
 fn temp_dir(name: &str) -> PathBuf {
@@ -121,6 +122,82 @@ fn sparse_file(path: &Path, head: &[u8], len: u64, tail: &[u8]) {
     f.set_len(len).unwrap();
     f.seek(SeekFrom::Start(len - tail.len() as u64)).unwrap();
     f.write_all(tail).unwrap();
+}
+
+/// Item 9: a 2 GiB file of zeros as an in-memory book is refused at its first line, at once and
+/// within 1.5 GiB of memory (it was read whole: 13 s and 2.2 GB, or an abort under the limit),
+/// and so is a 3 GiB one, by its size, with the advice to use BookOnTheFly.
+#[test]
+fn a_book_of_zeros_is_refused_at_its_first_line_without_reading_it_whole() {
+    let dir = temp_dir("zeros");
+    for (name, len, want) in [
+        ("two.db", 2u64 << 30, "line 1: a line longer than 64.0 KiB: not a text book; no book"),
+        ("three.db", 3u64 << 30, "set BookOnTheFly to true"),
+    ] {
+        sparse_file(&dir.join(name), b"", len, b"");
+        let mut s = Session::start(limited(&dir, 1_572_864, &[]));
+        s.send(&format!("setoption name USI_Hash value 16\nsetoption name BookFile value {name}\nisready\n"));
+        assert!(s.wait_for("readyok", Duration::from_secs(10)), "{name}: {}", s.output());
+        s.send("quit\n");
+        let (code, _) = s.finish(Duration::from_secs(5));
+        assert_eq!(code, Some(0), "{name}: {}", s.output());
+        assert!(s.output().contains(want), "{name}: {}", s.output());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 9: with BookOnTheFly, a header followed by 2 GiB of zeros is refused at `isready` (the
+/// probe read the zeros: no `bestmove` in 30 s, `quit` ignored), and the engine searches.
+#[test]
+fn a_header_then_zeros_is_not_a_book_to_look_up() {
+    let dir = temp_dir("header-zeros");
+    sparse_file(&dir.join("book.db"), format!("{HEADER}\n").as_bytes(), 2 << 30, b"");
+    let mut s = Session::start(limited(&dir, 3_145_728, &[]));
+    s.send("setoption name USI_Hash value 16\nsetoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
+    assert!(s.wait_for("readyok", Duration::from_secs(10)), "{}", s.output());
+    assert!(s.output().contains("a NUL byte at byte"), "{}", s.output());
+    s.send("position startpos\ngo btime 2000 wtime 2000\n");
+    assert!(s.wait_for("bestmove ", Duration::from_secs(10)), "{}", s.output());
+    s.send("quit\n");
+    let (code, _) = s.finish(Duration::from_secs(5));
+    assert_eq!(code, Some(0), "{}", s.output());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 9: a sorted book with 1 GiB of zeros in its middle (its start and end are text, so it
+/// opens): the lookup stops at the zeros at once, says the book is malformed and where, and the
+/// engine searches instead; `quit` sent right after the `go` is answered at once (in 5 s at most
+/// on a loaded machine).
+#[test]
+fn a_lookup_through_zeros_stops_at_once_and_quit_is_answered() {
+    let dir = temp_dir("middle-zeros");
+    // One position that sorts before the start position, and text at the end.
+    let head = format!("{HEADER}\nsfen 4k4/9/9/9/9/9/9/9/4K4 b - 1\n5i5h none 0 16 1\n");
+    let tail = "# padding\n".repeat(8000);
+    sparse_file(&dir.join("book.db"), head.as_bytes(), 1 << 30, tail.as_bytes());
+    let mut s = Session::start(limited(&dir, 3_145_728, &[]));
+    s.send("setoption name USI_Hash value 16\nsetoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
+    assert!(s.wait_for("readyok", Duration::from_secs(10)), "{}", s.output());
+    assert!(s.output().contains("looked up in the file"), "{}", s.output());
+    let sent = Instant::now();
+    s.send("position startpos\ngo btime 2000 wtime 2000\nquit\n");
+    let (code, _) = s.finish(Duration::from_secs(10));
+    let took = sent.elapsed();
+    assert_eq!(code, Some(0), "{}", s.output());
+    assert!(took < Duration::from_secs(5), "quit answered after {took:?}: {}", s.output());
+    assert!(s.output().contains("malformed at byte"), "{}", s.output());
+    // The book is put away: a second search does not read it again.
+    let mut s = Session::start(limited(&dir, 3_145_728, &[]));
+    s.send("setoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
+    s.send("position startpos\ngo depth 1\n");
+    assert!(s.wait_for("bestmove ", Duration::from_secs(10)), "{}", s.output());
+    s.send("go depth 1\n");
+    assert!(s.wait_for("bestmove ", Duration::from_secs(10)), "{}", s.output());
+    s.send("quit\n");
+    s.finish(Duration::from_secs(5));
+    let reports = s.seen.iter().filter(|l| l.contains("malformed at byte")).count();
+    assert_eq!(reports, 1, "{}", s.output());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 10: an `engine-options.toml` that is a FIFO (found in the working folder) no longer
