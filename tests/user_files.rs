@@ -268,3 +268,65 @@ fn run_to_end(mut cmd: Command) -> (Option<i32>, String, Duration) {
     let took = start.elapsed();
     (code, reader.join().unwrap(), took)
 }
+
+/// `hayate gensfen ARGS` in `dir`: exit code and stderr.
+fn gensfen(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let mut cmd = Command::new(HAYATE);
+    cmd.arg("gensfen").args(args).current_dir(dir);
+    let (code, err, _) = run_to_end(cmd);
+    (code, err)
+}
+
+/// Item 11: `gensfen convert` and `merge` refuse an output that is one of their inputs (or two
+/// outputs that are one file), by the file and not by its name: the same name, another spelling,
+/// a symbolic link, a hard link. The input is left as it was (convert truncated it to 0 bytes,
+/// merge overwrote it through --bin). Generation refuses an openings or net file that is one of
+/// its shard's files.
+#[cfg(unix)]
+#[test]
+fn gensfen_refuses_an_output_that_is_an_input() {
+    let dir = temp_dir("gensfen");
+    let (code, err) = gensfen(&dir, &["--out", "run", "--games", "1", "--nodes", "200", "--max-ply", "24"]);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::rename(dir.join("run/shard-0-of-1.hgr"), dir.join("a.hgr")).unwrap();
+    let original = std::fs::read(dir.join("a.hgr")).unwrap();
+    assert!(original.len() > 20);
+    std::os::unix::fs::symlink("a.hgr", dir.join("link.hgr")).unwrap();
+    std::fs::hard_link(dir.join("a.hgr"), dir.join("hard.hgr")).unwrap();
+    let cases: [&[&str]; 9] = [
+        &["convert", "a.hgr", "--out", "a.hgr"],
+        &["convert", "a.hgr", "--out", "./a.hgr"],
+        &["convert", "a.hgr", "--out", "link.hgr"],
+        &["convert", "link.hgr", "--out", "hard.hgr", "--text"],
+        &["merge", "a.hgr", "--out", "m.hgr", "--bin", "a.hgr"],
+        &["merge", "a.hgr", "--out", "m.hgr", "--bin", "hard.hgr"],
+        &["merge", "a.hgr", "--out", "link.hgr"],
+        &["merge", "a.hgr", "--out", "hard.hgr", "--bin", "m.bin"],
+        &["merge", "a.hgr", "--out", "m.hgr", "--bin", "m.hgr"],
+    ];
+    for args in cases {
+        let (code, err) = gensfen(&dir, args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.contains("same file"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(std::fs::read(dir.join("a.hgr")).unwrap(), original, "{args:?} changed the input");
+        assert!(!dir.join("m.hgr").exists() && !dir.join("m.bin").exists(), "{args:?} wrote an output");
+    }
+    // What is allowed still works.
+    let (code, err) = gensfen(&dir, &["merge", "a.hgr", "--out", "m.hgr"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = gensfen(&dir, &["convert", "a.hgr", "--out", "a.bin"]);
+    assert_eq!(code, Some(0), "{err}");
+    // Generation: an openings file that is the shard's position file (a hard link) is refused
+    // before anything is written.
+    let fresh = dir.join("fresh");
+    std::fs::create_dir_all(&fresh).unwrap();
+    std::fs::write(dir.join("openings.txt"), "startpos\n").unwrap();
+    std::fs::hard_link(dir.join("openings.txt"), fresh.join("shard-0-of-1.bin")).unwrap();
+    let (code, err) = gensfen(&dir, &["--out", "fresh", "--games", "1", "--openings", "openings.txt"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("same file as the --openings openings.txt"), "{err}");
+    assert!(!fresh.join("shard-0-of-1.hgr").exists(), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("openings.txt")).unwrap(), "startpos\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
