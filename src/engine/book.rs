@@ -39,8 +39,9 @@ const NARROW_BOOK_PERCENT: u64 = 10;
 /// or one move with its numbers); a longer one means the file is not a book.
 pub const MAX_LINE_BYTES: u64 = 64 << 10;
 
-/// The largest book read into memory (the table takes about as much again as the file); a
-/// larger one is looked up in the file with `BookOnTheFly`.
+/// The largest book read into memory (its table grows with the file, and every position's key
+/// is kept as text); a larger one is looked up in the file with `BookOnTheFly`, which holds
+/// nothing of it in memory.
 pub const MAX_MEMORY_BOOK: u64 = 2 << 30;
 
 /// The most bytes one lookup in the file reads: a sorted book needs about 40 binary-search
