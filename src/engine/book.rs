@@ -7,9 +7,17 @@
 //! followed by its moves, one per line: `<move> <ponder move or none> <value> <depth> <count>`
 //! (the last three may be missing; they count as 0). Lines starting with `#` are comments. A
 //! position is looked up by its board, side and hands; the move number is ignored.
+//!
+//! A book is text of bounded lines: a line longer than [`MAX_LINE_BYTES`], or a NUL byte, makes
+//! the file malformed. A book read into memory is read line by line as it is checked (a file of
+//! zeros stops at its first line, not after the allocator gave up), up to [`MAX_MEMORY_BOOK`];
+//! its table is allocated fallibly. A probe in the file reads at most [`MAX_PROBE_BYTES`], so
+//! that it returns within milliseconds whatever the file holds, and the engine answers `stop`
+//! and `quit` right after it.
 
 use super::net::{found_from_here_or_beside_the_binary, stamp, Stamp};
 use super::options::{self, Options};
+use super::user_file::{open_regular, size_text};
 use crate::position::Position;
 use crate::types::Move;
 use std::collections::HashMap;
@@ -26,6 +34,24 @@ pub const NO_BOOK: &str = "no_book";
 /// With `NarrowBook`, a move is dropped when it was played in less than this percentage of the
 /// games through its position (by the book's counts).
 const NARROW_BOOK_PERCENT: u64 = 10;
+
+/// The longest line a book may have. YaneuraOu's lines are under 200 bytes (a position's SFEN,
+/// or one move with its numbers); a longer one means the file is not a book.
+pub const MAX_LINE_BYTES: u64 = 64 << 10;
+
+/// The largest book read into memory (its table grows with the file, and every position's key
+/// is kept as text); a larger one is looked up in the file with `BookOnTheFly`, which holds
+/// nothing of it in memory.
+pub const MAX_MEMORY_BOOK: u64 = 2 << 30;
+
+/// The most bytes one lookup in the file reads: a sorted book needs about 40 binary-search
+/// steps of one position's lines (at most 593 moves, some 25 KiB) each. A lookup that reads
+/// more has met a file that is not a sorted book.
+pub const MAX_PROBE_BYTES: u64 = 16 << 20;
+
+/// After a binary-search step's offset, the most bytes read to find the next `sfen` line: more
+/// than the moves of any one position take.
+const MAX_SCAN_BYTES: u64 = 1 << 20;
 
 /// One move of a position in the book.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +126,41 @@ fn parse_line(line: &str) -> Result<Line, String> {
     Ok(Line::Move(BookMove { mv, ponder, value, depth, count }))
 }
 
+/// Reads the next line (up to and with its newline) into `line`, which is cleared first; returns
+/// its length, 0 at the end of the file. A line longer than [`MAX_LINE_BYTES`] or holding a NUL
+/// byte is malformed; at most `MAX_LINE_BYTES + 1` bytes are read to find that out.
+fn read_book_line<R: BufRead>(reader: &mut R, line: &mut Vec<u8>) -> Result<usize, LineError> {
+    line.clear();
+    let n = reader.by_ref().take(MAX_LINE_BYTES + 1).read_until(b'\n', line).map_err(LineError::Io)?;
+    if n as u64 > MAX_LINE_BYTES {
+        return Err(LineError::Malformed(format!(
+            "a line longer than {}: not a text book",
+            size_text(MAX_LINE_BYTES)
+        )));
+    }
+    if line.contains(&0) {
+        return Err(LineError::Malformed("a NUL byte: not a text book".to_string()));
+    }
+    Ok(n)
+}
+
+/// Why a line could not be read.
+#[derive(Debug)]
+enum LineError {
+    Io(std::io::Error),
+    /// The line is not one a book can have.
+    Malformed(String),
+}
+
+impl std::fmt::Display for LineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineError::Io(e) => write!(f, "{e}"),
+            LineError::Malformed(why) => f.write_str(why),
+        }
+    }
+}
+
 fn excerpt(text: &str) -> String {
     text.chars().take(40).collect()
 }
@@ -111,25 +172,41 @@ struct Table {
 }
 
 impl Table {
-    fn add(&mut self, key: &str, m: BookMove) {
-        let moves = self.positions.entry(key.to_string()).or_default();
+    /// Adds a move of the position `key`; `Err` when memory ran out (every allocation here grows
+    /// with the book, so each is fallible).
+    fn add(&mut self, key: &str, m: BookMove) -> Result<(), std::collections::TryReserveError> {
+        if !self.positions.contains_key(key) {
+            self.positions.try_reserve(1)?;
+            let mut owned = String::new();
+            owned.try_reserve_exact(key.len())?;
+            owned.push_str(key);
+            self.positions.insert(owned, Vec::new());
+        }
+        let moves = self.positions.get_mut(key).expect("inserted above");
         // A position listed twice (at two move numbers): its moves once each.
         if !moves.iter().any(|o| o.mv == m.mv) {
+            moves.try_reserve(1)?;
             moves.push(m);
         }
+        Ok(())
     }
 }
 
-/// Reads a whole book. Returns it and warnings (moves that are not legal in their position are
-/// left out, with their line numbers); a line that cannot be read is an error naming it.
-fn read_table(reader: impl BufRead) -> Result<(Table, Vec<String>), BookError> {
+/// Reads a whole book, line by line, each checked as it comes. Returns it and warnings (moves
+/// that are not legal in their position are left out, with their line numbers); a line that
+/// cannot be read is an error naming it, and so is running out of memory.
+fn read_table(mut reader: impl BufRead) -> Result<(Table, Vec<String>), BookError> {
     let mut table = Table::default();
     let mut warnings = Vec::new();
     let mut illegal = 0usize;
     let mut current: Option<(String, Box<Position>)> = None;
-    for (i, line) in reader.split(b'\n').enumerate() {
-        let number = i + 1;
-        let bytes = line.map_err(|e| BookError(format!("line {number}: {e}")))?;
+    let mut bytes = Vec::new();
+    for number in 1usize.. {
+        match read_book_line(&mut reader, &mut bytes) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(BookError(format!("line {number}: {e}"))),
+        }
         let text = String::from_utf8_lossy(&bytes);
         if number == 1 {
             check_header(&text)?;
@@ -143,7 +220,13 @@ fn read_table(reader: impl BufRead) -> Result<(Table, Vec<String>), BookError> {
                     return Err(BookError(format!("line {number}: a move before any sfen line")));
                 };
                 if pos.is_legal_move(m.mv) {
-                    table.add(key, m);
+                    table.add(key, m).map_err(|_| {
+                        BookError(format!(
+                            "line {number}: out of memory after {} positions (BookOnTheFly reads \
+                             the book in the file instead)",
+                            table.positions.len()
+                        ))
+                    })?;
                 } else {
                     illegal += 1;
                     if illegal <= 3 {
@@ -180,36 +263,101 @@ struct OnTheFly {
     len: u64,
 }
 
+/// Why a lookup in the file failed.
+#[derive(Debug)]
+enum ProbeError {
+    Io(std::io::Error),
+    /// What was read there is not a sorted book.
+    Malformed {
+        offset: u64,
+        why: String,
+    },
+}
+
+/// The file as one lookup reads it: what is left of the lookup's byte budget.
+struct Cursor {
+    reader: BufReader<File>,
+    budget: u64,
+}
+
+impl Cursor {
+    fn seek(&mut self, offset: u64) -> Result<(), ProbeError> {
+        self.reader.seek(SeekFrom::Start(offset)).map(drop).map_err(ProbeError::Io)
+    }
+
+    /// The line starting at byte `at` (where the reader stands), charged to the budget.
+    fn line(&mut self, line: &mut Vec<u8>, at: u64) -> Result<usize, ProbeError> {
+        if self.budget == 0 {
+            return Err(ProbeError::Malformed {
+                offset: at,
+                why: format!("one lookup read {} without an answer", size_text(MAX_PROBE_BYTES)),
+            });
+        }
+        let n = read_book_line(&mut self.reader, line).map_err(|e| match e {
+            LineError::Io(e) => ProbeError::Io(e),
+            LineError::Malformed(why) => ProbeError::Malformed { offset: at, why },
+        })?;
+        self.budget = self.budget.saturating_sub(n as u64);
+        Ok(n)
+    }
+}
+
 impl OnTheFly {
+    /// Opens a book to look up in: a regular file whose first line is the header and whose end
+    /// is text of bounded lines (a header followed by zeros is refused here, not at the probe).
     fn open(path: &Path) -> Result<OnTheFly, BookError> {
-        let file = File::open(path).map_err(|e| BookError(e.to_string()))?;
-        let len = file.metadata().map_err(|e| BookError(e.to_string()))?.len();
-        let mut first = String::new();
-        BufReader::new(file.take(4096)).read_line(&mut first).map_err(|e| BookError(e.to_string()))?;
-        check_header(&first)?;
+        let (file, len) = open_regular(path, u64::MAX).map_err(|e| BookError(e.to_string()))?;
+        let io = |e: std::io::Error| BookError(e.to_string());
+        let mut reader = BufReader::with_capacity(4096, file);
+        let mut first = Vec::new();
+        read_book_line(&mut reader, &mut first).map_err(|e| BookError(format!("line 1: {e}")))?;
+        check_header(&String::from_utf8_lossy(&first))?;
+        let body = len.saturating_sub(first.len() as u64);
+        let tail_len = body.min(MAX_LINE_BYTES);
+        if tail_len > 0 {
+            reader.seek(SeekFrom::Start(len - tail_len)).map_err(io)?;
+            let mut tail = Vec::new();
+            reader.take(tail_len).read_to_end(&mut tail).map_err(io)?;
+            if let Some(i) = tail.iter().position(|&b| b == 0) {
+                return Err(BookError(format!(
+                    "a NUL byte at byte {}: not a text book",
+                    len - tail_len + i as u64
+                )));
+            }
+            if body > MAX_LINE_BYTES && !tail.contains(&b'\n') {
+                return Err(BookError(format!(
+                    "its last line is longer than {}: not a text book",
+                    size_text(MAX_LINE_BYTES)
+                )));
+            }
+        }
         Ok(OnTheFly { path: path.to_path_buf(), len })
     }
 
     /// The first `sfen` line that starts at or after `offset`: where the next line starts, and
-    /// its key text; the reader stands there. `None` at the end of the file.
-    fn sfen_at(&self, reader: &mut BufReader<File>, offset: u64) -> std::io::Result<Option<(u64, String)>> {
+    /// its key text; the reader stands there. `None` at the end of the file. At most
+    /// [`MAX_SCAN_BYTES`] are read past `offset` to find it.
+    fn sfen_at(&self, cur: &mut Cursor, offset: u64) -> Result<Option<(u64, String)>, ProbeError> {
+        let mut line = Vec::new();
         // Find the start of the first line at or after `offset`.
         let mut start = offset;
         if offset > 0 {
-            reader.seek(SeekFrom::Start(offset - 1))?;
-            let mut skipped = Vec::new();
-            reader.read_until(b'\n', &mut skipped)?;
-            start = offset - 1 + skipped.len() as u64;
+            cur.seek(offset - 1)?;
+            start = offset - 1 + cur.line(&mut line, offset - 1)? as u64;
         } else {
-            reader.seek(SeekFrom::Start(0))?;
+            cur.seek(0)?;
         }
-        let mut line = Vec::new();
         loop {
             if start >= self.len {
                 return Ok(None);
             }
-            line.clear();
-            let n = reader.read_until(b'\n', &mut line)?;
+            if start - offset > MAX_SCAN_BYTES {
+                return Err(ProbeError::Malformed {
+                    offset,
+                    why: format!("no sfen line in the {} after it", size_text(MAX_SCAN_BYTES)),
+                });
+            }
+            let n = cur.line(&mut line, start)?;
             if n == 0 {
                 return Ok(None);
             }
@@ -221,22 +369,24 @@ impl OnTheFly {
         }
     }
 
-    /// The moves of the position with key `key`, read from the file. Errors name the byte
-    /// offset of the line that could not be read.
-    fn probe(&self, key: &str) -> Result<Vec<(BookMove, u64)>, BookError> {
-        let io = |e: std::io::Error| BookError(format!("{}: {e}", self.path.display()));
-        let mut reader = BufReader::with_capacity(4096, File::open(&self.path).map_err(io)?);
+    /// The moves of the position with key `key`, read from the file, with the byte offset of
+    /// each one's line. Reads at most about [`MAX_PROBE_BYTES`].
+    fn probe(&self, key: &str) -> Result<Vec<(BookMove, u64)>, ProbeError> {
+        // Opened again as a regular file: the path may name something else by now.
+        let (file, _) = open_regular(&self.path, u64::MAX)
+            .map_err(|e| ProbeError::Io(std::io::Error::other(e.to_string())))?;
+        let mut cur = Cursor { reader: BufReader::with_capacity(4096, file), budget: MAX_PROBE_BYTES };
         // The smallest offset whose next sfen line has a key >= `key`.
         let (mut lo, mut hi) = (0u64, self.len + 1);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.sfen_at(&mut reader, mid).map_err(io)? {
+            match self.sfen_at(&mut cur, mid)? {
                 Some((_, k)) if k.as_str() < key => lo = mid + 1,
                 _ => hi = mid,
             }
         }
         let mut moves = Vec::new();
-        let Some((mut offset, found)) = self.sfen_at(&mut reader, lo).map_err(io)? else {
+        let Some((mut offset, found)) = self.sfen_at(&mut cur, lo)? else {
             return Ok(moves);
         };
         if found != key {
@@ -246,8 +396,7 @@ impl OnTheFly {
         // same position may come again at another move number, right after.
         let mut line = Vec::new();
         loop {
-            line.clear();
-            let n = reader.read_until(b'\n', &mut line).map_err(io)?;
+            let n = cur.line(&mut line, offset)?;
             if n == 0 {
                 break;
             }
@@ -257,7 +406,7 @@ impl OnTheFly {
                 Ok(Line::Move(m)) => moves.push((m, offset)),
                 Ok(Line::Position(k, _)) if k == key => {}
                 Ok(Line::Position(..)) => break,
-                Err(e) => return Err(BookError(format!("at byte {offset}: {e}"))),
+                Err(why) => return Err(ProbeError::Malformed { offset, why }),
             }
             offset += n as u64;
         }
@@ -354,11 +503,6 @@ impl BookSlot {
         self.loaded = Some(now);
         self.source = None;
         let shown = path.display();
-        match std::fs::metadata(&path) {
-            Err(e) => return vec![format!("book {shown}: {e}; no book")],
-            Ok(m) if !m.is_file() => return vec![format!("book {shown}: not a regular file; no book")],
-            Ok(_) => {}
-        }
         if on_the_fly {
             return match OnTheFly::open(&path) {
                 Ok(f) => {
@@ -368,10 +512,17 @@ impl BookSlot {
                 Err(e) => vec![format!("book {shown}: {}; no book", e.0)],
             };
         }
-        let read = File::open(&path)
-            .map_err(|e| BookError(e.to_string()))
-            .and_then(|f| read_table(BufReader::with_capacity(1 << 16, f)));
-        match read {
+        let file = match open_regular(&path, MAX_MEMORY_BOOK) {
+            Ok((file, _)) => file,
+            Err(e @ super::user_file::FileError::TooLarge { .. }) => {
+                return vec![format!(
+                    "book {shown}: {e} to be read into memory; set BookOnTheFly to true to look \
+                     its moves up in the file; no book"
+                )]
+            }
+            Err(e) => return vec![format!("book {shown}: {e}; no book")],
+        };
+        match read_table(BufReader::with_capacity(1 << 16, file)) {
             Ok((table, warnings)) => {
                 let moves: usize = table.positions.values().map(Vec::len).sum();
                 let mut messages: Vec<String> =
@@ -421,9 +572,19 @@ impl BookSlot {
                     }
                     moves
                 }
-                Err(e) => {
-                    messages.push(format!("book: {}", e.0));
+                Err(ProbeError::Io(e)) => {
+                    messages.push(format!("book {}: {e}", f.path.display()));
                     Vec::new()
+                }
+                Err(ProbeError::Malformed { offset, why }) => {
+                    // Each later lookup would meet the same: the book is put away until the
+                    // file changes (the next `isready` then reads it again).
+                    messages.push(format!(
+                        "book {}: malformed at byte {offset} ({why}); no book until the file changes",
+                        f.path.display()
+                    ));
+                    self.source = None;
+                    return (None, messages);
                 }
             },
         };

@@ -43,6 +43,7 @@ mod memory;
 mod net;
 pub mod options;
 pub mod path_bytes;
+pub mod user_file;
 
 use crate::eval::{EvalType, Evaluator};
 use crate::position::{MoveList, Position};

@@ -360,34 +360,37 @@ impl Options {
     }
 }
 
+/// The largest defaults file read (the shipped one is a few KiB): a path that names something
+/// huge is refused before it is read.
+pub const MAX_OPTIONS_FILE_BYTES: u64 = 1 << 20;
+
 /// Reads the defaults file (`--config PATH`, else the first of [`config_candidates`] that exists):
 /// returns the options and a problem to report to the user, if any. A bad file named explicitly
-/// is an error; a bad file found by looking keeps the built-in defaults, with the problem.
+/// is an error; a bad file found by looking keeps the built-in defaults, with the problem. Only a
+/// regular file of at most [`MAX_OPTIONS_FILE_BYTES`] is read: a FIFO, a device or a folder
+/// there is such a problem, named as what it is (one found by looking is not skipped for the
+/// next place, so that the user learns why the file in the first place is not used).
 pub fn load_options(explicit: Option<&Path>) -> Result<(Options, Option<String>), String> {
+    use super::user_file::{read_regular_text, FileError};
     let mut opts = Options::default();
     for path in config_candidates(explicit) {
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                return match opts.apply_toml(&text) {
-                    Ok(()) => {
-                        log::info!("options from {}", path.display());
-                        Ok((opts, None))
-                    }
-                    Err(e) => {
-                        let msg = format!("{}: {e}", path.display());
-                        if explicit.is_some() {
-                            Err(msg)
-                        } else {
-                            // Keep the built-in defaults; say so on stderr and to the user.
-                            log::error!("{msg}; using built-in defaults");
-                            Ok((Options::default(), Some(format!("{msg}; using built-in defaults"))))
-                        }
-                    }
-                };
-            }
-            Err(e) if explicit.is_some() => return Err(format!("{}: {e}", path.display())),
-            Err(_) => continue,
+        let problem = match read_regular_text(&path, MAX_OPTIONS_FILE_BYTES) {
+            Ok(text) => match opts.apply_toml(&text) {
+                Ok(()) => {
+                    log::info!("options from {}", path.display());
+                    return Ok((opts, None));
+                }
+                Err(e) => format!("{}: {e}", path.display()),
+            },
+            Err(FileError::Missing(_)) if explicit.is_none() => continue,
+            Err(e) => format!("{}: {e}", path.display()),
+        };
+        if explicit.is_some() {
+            return Err(problem);
         }
+        // Keep the built-in defaults; say so on stderr and to the user.
+        log::error!("{problem}; using built-in defaults");
+        return Ok((Options::default(), Some(format!("{problem}; using built-in defaults"))));
     }
     Ok((opts, None))
 }

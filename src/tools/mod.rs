@@ -7,6 +7,7 @@
 //! nothing below imports them.
 
 pub mod bench;
+pub mod file_identity;
 pub mod gensfen;
 pub mod openings;
 pub mod perft;

@@ -113,13 +113,15 @@ pub fn for_each_game(
 }
 
 /// Writes the positions of every game of `inputs` (in order) to `out` in `format`; returns the
-/// number of positions.
+/// number of positions. An `out` that is one of the inputs is refused before it is created.
 pub fn convert_files_as(
     inputs: &[PathBuf],
     out: &Path,
     filter: &Filter,
     format: Format,
 ) -> Result<u64, String> {
+    let named: Vec<(&str, &Path)> = inputs.iter().map(|p| ("input", p.as_path())).collect();
+    crate::tools::file_identity::check_outputs(&named, &[("--out", out)])?;
     let file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut w = std::io::BufWriter::new(file);
     let mut buf = Vec::new();

@@ -81,9 +81,9 @@ impl Input {
 
 /// Merges `inputs` into `out_hgr` and its conversion `out_bin`.
 pub fn merge(inputs: &[PathBuf], out_hgr: &Path, out_bin: &Path) -> Result<MergeSummary, String> {
-    if inputs.iter().any(|p| p == out_hgr) {
-        return Err(format!("{} is both an input and the output", out_hgr.display()));
-    }
+    // Before anything is opened: creating an output empties it.
+    let named: Vec<(&str, &Path)> = inputs.iter().map(|p| ("input", p.as_path())).collect();
+    crate::tools::file_identity::check_outputs(&named, &[("--out", out_hgr), ("--bin", out_bin)])?;
     let mut sources = Vec::new();
     for path in inputs {
         let mut input = Input { path: path.clone(), reader: record::open(path)?, head: None };

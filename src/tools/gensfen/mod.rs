@@ -142,6 +142,13 @@ fn file_id(bytes: &[u8]) -> String {
 /// Builds the generation settings from the options (reads the openings and the net).
 pub fn generate_config(a: &GenerateArgs) -> Result<generate::GenConfig, String> {
     let out = a.out.clone().ok_or("--out is required")?;
+    // The shard's files are appended to or created: neither may be a file the run reads.
+    let (hgr, bin) = generate::shard_paths(&out, a.shard, a.shards);
+    let inputs: Vec<(&str, &std::path::Path)> = [("--openings", &a.openings), ("--eval-file", &a.eval_file)]
+        .into_iter()
+        .filter_map(|(what, p)| p.as_deref().map(|p| (what, p)))
+        .collect();
+    crate::tools::file_identity::check_outputs(&inputs, &[("game file", &hgr), ("position file", &bin)])?;
     let (openings, openings_id) = match &a.openings {
         Some(path) => {
             let (list, bytes) = opening::read_openings(path)?;
@@ -151,7 +158,10 @@ pub fn generate_config(a: &GenerateArgs) -> Result<generate::GenConfig, String> 
     };
     let (network, eval_id) = match &a.eval_file {
         Some(path) => {
-            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            // Only a regular file of a net's size: a FIFO or a device would never end reading.
+            let limit = crate::eval::nnue::network::MAX_FILE_BYTES as u64;
+            let bytes = crate::engine::user_file::read_regular(path, limit)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             let net = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
             (Some((Arc::new(net), a.fv_scale)), format!("nnue {} fv_scale {}", file_id(&bytes), a.fv_scale))
         }

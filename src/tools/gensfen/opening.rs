@@ -78,10 +78,15 @@ impl Opening {
     }
 }
 
+/// The largest openings file read (a million lines of 200 bytes): it is read whole, and a path
+/// to a device or a huge file is refused before it is.
+pub const MAX_OPENINGS_FILE_BYTES: u64 = 256 << 20;
+
 /// Reads an openings file: one `position` argument list a line; blank lines and lines starting
 /// with `#` are skipped. An unreadable file or a bad line is an error naming the line.
 pub fn read_openings(path: &std::path::Path) -> Result<(Vec<Opening>, Vec<u8>), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = crate::engine::user_file::read_regular(path, MAX_OPENINGS_FILE_BYTES)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let text = std::str::from_utf8(&bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {

@@ -1,0 +1,332 @@
+//! Files a user names, through the real binary (issue 54, items 9 to 11): books that are not
+//! books (a file of zeros, a header followed by zeros, zeros in the middle of a sorted book), an
+//! options file that is a FIFO or a device, and `gensfen` outputs that are its inputs under
+//! another name. Each case ends within a time limit with a message, and nothing is overwritten.
+//!
+//! The huge files are sparse (`set_len`), so they take no disk space; the engine runs under a
+//! memory limit (`ulimit -v`), so that a regression reading them whole fails at once instead of
+//! taking the machine's memory.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+const HAYATE: &str = env!("CARGO_BIN_EXE_hayate");
+const HEADER: &str = "#YANEURAOU-DB2016 1.00";
+
+/// A fresh empty folder under the system's temporary folder.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hayate-user-files-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The engine under a virtual-memory limit (KiB), started in `dir`.
+fn limited(dir: &Path, kib: u64, args: &[&str]) -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\"")).arg(HAYATE).args(args);
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// A running engine: its input, and its output lines as they come.
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Every line read so far.
+    seen: Vec<String>,
+}
+
+impl Session {
+    fn start(mut cmd: Command) -> Session {
+        let mut child =
+            cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("start");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Session { stdin: child.stdin.take(), child, lines, seen: Vec::new() }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().expect("input open");
+        let _ = stdin.write_all(text.as_bytes());
+        let _ = stdin.flush();
+    }
+
+    /// Waits up to `limit` for a line that starts with `prefix`; returns whether one came.
+    fn wait_for(&mut self, prefix: &str, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let hit = line.starts_with(prefix);
+                    self.seen.push(line);
+                    if hit {
+                        return true;
+                    }
+                }
+                Err(_) => return false,
+            }
+        }
+    }
+
+    /// Waits up to `limit` for the engine to exit (it is killed after): its exit code, and how
+    /// long it took.
+    fn finish(&mut self, limit: Duration) -> (Option<i32>, Duration) {
+        let start = Instant::now();
+        let code = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status.code();
+            }
+            if start.elapsed() > limit {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(200)) {
+            self.seen.push(line);
+        }
+        (code, start.elapsed())
+    }
+
+    fn output(&self) -> String {
+        self.seen.join("\n")
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A file of `len` bytes: `head`, zeros (a hole: no disk space), then `tail` at the end.
+fn sparse_file(path: &Path, head: &[u8], len: u64, tail: &[u8]) {
+    use std::io::{Seek, SeekFrom};
+    let mut f = std::fs::File::create(path).unwrap();
+    f.write_all(head).unwrap();
+    f.set_len(len).unwrap();
+    f.seek(SeekFrom::Start(len - tail.len() as u64)).unwrap();
+    f.write_all(tail).unwrap();
+}
+
+/// Item 9: a 2 GiB file of zeros as an in-memory book is refused at its first line, at once and
+/// within 1.5 GiB of memory (it was read whole: 13 s and 2.2 GB, or an abort under the limit),
+/// and so is a 3 GiB one, by its size, with the advice to use BookOnTheFly.
+#[test]
+fn a_book_of_zeros_is_refused_at_its_first_line_without_reading_it_whole() {
+    let dir = temp_dir("zeros");
+    for (name, len, want) in [
+        ("two.db", 2u64 << 30, "line 1: a line longer than 64.0 KiB: not a text book; no book"),
+        ("three.db", 3u64 << 30, "set BookOnTheFly to true"),
+    ] {
+        sparse_file(&dir.join(name), b"", len, b"");
+        let mut s = Session::start(limited(&dir, 1_572_864, &[]));
+        s.send(&format!("setoption name USI_Hash value 16\nsetoption name BookFile value {name}\nisready\n"));
+        assert!(s.wait_for("readyok", Duration::from_secs(10)), "{name}: {}", s.output());
+        s.send("quit\n");
+        let (code, _) = s.finish(Duration::from_secs(5));
+        assert_eq!(code, Some(0), "{name}: {}", s.output());
+        assert!(s.output().contains(want), "{name}: {}", s.output());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 9: with BookOnTheFly, a header followed by 2 GiB of zeros is refused at `isready` (the
+/// probe read the zeros: no `bestmove` in 30 s, `quit` ignored), and the engine searches.
+#[test]
+fn a_header_then_zeros_is_not_a_book_to_look_up() {
+    let dir = temp_dir("header-zeros");
+    sparse_file(&dir.join("book.db"), format!("{HEADER}\n").as_bytes(), 2 << 30, b"");
+    let mut s = Session::start(limited(&dir, 3_145_728, &[]));
+    s.send("setoption name USI_Hash value 16\nsetoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
+    assert!(s.wait_for("readyok", Duration::from_secs(10)), "{}", s.output());
+    assert!(s.output().contains("a NUL byte at byte"), "{}", s.output());
+    s.send("position startpos\ngo btime 2000 wtime 2000\n");
+    assert!(s.wait_for("bestmove ", Duration::from_secs(10)), "{}", s.output());
+    s.send("quit\n");
+    let (code, _) = s.finish(Duration::from_secs(5));
+    assert_eq!(code, Some(0), "{}", s.output());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 9: a sorted book with 1 GiB of zeros in its middle (its start and end are text, so it
+/// opens): the lookup stops at the zeros at once, says the book is malformed and where, and the
+/// engine searches instead; `quit` sent right after the `go` is answered at once (in 5 s at most
+/// on a loaded machine).
+#[test]
+fn a_lookup_through_zeros_stops_at_once_and_quit_is_answered() {
+    let dir = temp_dir("middle-zeros");
+    // One position that sorts before the start position, and text at the end.
+    let head = format!("{HEADER}\nsfen 4k4/9/9/9/9/9/9/9/4K4 b - 1\n5i5h none 0 16 1\n");
+    let tail = "# padding\n".repeat(8000);
+    sparse_file(&dir.join("book.db"), head.as_bytes(), 1 << 30, tail.as_bytes());
+    let mut s = Session::start(limited(&dir, 3_145_728, &[]));
+    s.send("setoption name USI_Hash value 16\nsetoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
+    assert!(s.wait_for("readyok", Duration::from_secs(10)), "{}", s.output());
+    assert!(s.output().contains("looked up in the file"), "{}", s.output());
+    let sent = Instant::now();
+    s.send("position startpos\ngo btime 2000 wtime 2000\nquit\n");
+    let (code, _) = s.finish(Duration::from_secs(10));
+    let took = sent.elapsed();
+    assert_eq!(code, Some(0), "{}", s.output());
+    assert!(took < Duration::from_secs(5), "quit answered after {took:?}: {}", s.output());
+    assert!(s.output().contains("malformed at byte"), "{}", s.output());
+    // The book is put away: a second search does not read it again.
+    let mut s = Session::start(limited(&dir, 3_145_728, &[]));
+    s.send("setoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
+    s.send("position startpos\ngo depth 1\n");
+    assert!(s.wait_for("bestmove ", Duration::from_secs(10)), "{}", s.output());
+    s.send("go depth 1\n");
+    assert!(s.wait_for("bestmove ", Duration::from_secs(10)), "{}", s.output());
+    s.send("quit\n");
+    s.finish(Duration::from_secs(5));
+    let reports = s.seen.iter().filter(|l| l.contains("malformed at byte")).count();
+    assert_eq!(reports, 1, "{}", s.output());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Item 10: an `engine-options.toml` that is a FIFO (found in the working folder) no longer
+/// blocks start-up, and one that is a symbolic link to a device is not read until memory runs
+/// out and skipped in silence: each is named for what it is, with the built-in defaults used.
+#[cfg(unix)]
+#[test]
+fn an_options_file_that_is_a_fifo_or_a_device_is_refused_with_a_message() {
+    let dir = temp_dir("options");
+    let path = dir.join("engine-options.toml");
+    let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+    assert!(made.success());
+    for (what, make) in
+        [("a FIFO", None), ("a device", Some("/dev/zero")), ("a device", Some("/dev/urandom"))]
+    {
+        if let Some(target) = make {
+            let _ = std::fs::remove_file(&path);
+            std::os::unix::fs::symlink(target, &path).unwrap();
+        }
+        let mut s = Session::start(limited(&dir, 2_097_152, &[]));
+        s.send("usi\n");
+        assert!(s.wait_for("usiok", Duration::from_secs(10)), "{what}: {}", s.output());
+        s.send("setoption name USI_Hash value 16\nisready\n");
+        assert!(s.wait_for("readyok", Duration::from_secs(10)), "{what}: {}", s.output());
+        s.send("quit\n");
+        let (code, _) = s.finish(Duration::from_secs(5));
+        assert_eq!(code, Some(0), "{}", s.output());
+        let want = format!("not a regular file ({what}); using built-in defaults");
+        assert!(s.output().contains(&want), "{make:?}: {}", s.output());
+    }
+    // Named with --config: an error, as for any bad file, and no wait.
+    for (arg, want) in [
+        (path.clone(), "not a regular file (a device)"),
+        (dir.join("big.toml"), "more than the 1.0 MiB such a file may have"),
+    ] {
+        if arg.ends_with("big.toml") {
+            sparse_file(&arg, b"Threads = 1\n", 2 << 20, b"\n");
+        }
+        let (code, err, took) = run_to_end(limited(&dir, 2_097_152, &["--config", arg.to_str().unwrap()]));
+        assert_eq!(code, Some(1), "{arg:?}: {err}");
+        assert!(took < Duration::from_secs(5), "{arg:?}: {took:?}");
+        assert!(err.contains(want), "{arg:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs a command to its end (killed after 30 s), input closed: exit code, stderr, time taken.
+fn run_to_end(mut cmd: Command) -> (Option<i32>, String, Duration) {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
+        s
+    });
+    let start = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let took = start.elapsed();
+    (code, reader.join().unwrap(), took)
+}
+
+/// `hayate gensfen ARGS` in `dir`: exit code and stderr.
+fn gensfen(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let mut cmd = Command::new(HAYATE);
+    cmd.arg("gensfen").args(args).current_dir(dir);
+    let (code, err, _) = run_to_end(cmd);
+    (code, err)
+}
+
+/// Item 11: `gensfen convert` and `merge` refuse an output that is one of their inputs (or two
+/// outputs that are one file), by the file and not by its name: the same name, another spelling,
+/// a symbolic link, a hard link. The input is left as it was (convert truncated it to 0 bytes,
+/// merge overwrote it through --bin). Generation refuses an openings or net file that is one of
+/// its shard's files.
+#[cfg(unix)]
+#[test]
+fn gensfen_refuses_an_output_that_is_an_input() {
+    let dir = temp_dir("gensfen");
+    let (code, err) = gensfen(&dir, &["--out", "run", "--games", "1", "--nodes", "200", "--max-ply", "24"]);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::rename(dir.join("run/shard-0-of-1.hgr"), dir.join("a.hgr")).unwrap();
+    let original = std::fs::read(dir.join("a.hgr")).unwrap();
+    assert!(original.len() > 20);
+    std::os::unix::fs::symlink("a.hgr", dir.join("link.hgr")).unwrap();
+    std::fs::hard_link(dir.join("a.hgr"), dir.join("hard.hgr")).unwrap();
+    let cases: [&[&str]; 9] = [
+        &["convert", "a.hgr", "--out", "a.hgr"],
+        &["convert", "a.hgr", "--out", "./a.hgr"],
+        &["convert", "a.hgr", "--out", "link.hgr"],
+        &["convert", "link.hgr", "--out", "hard.hgr", "--text"],
+        &["merge", "a.hgr", "--out", "m.hgr", "--bin", "a.hgr"],
+        &["merge", "a.hgr", "--out", "m.hgr", "--bin", "hard.hgr"],
+        &["merge", "a.hgr", "--out", "link.hgr"],
+        &["merge", "a.hgr", "--out", "hard.hgr", "--bin", "m.bin"],
+        &["merge", "a.hgr", "--out", "m.hgr", "--bin", "m.hgr"],
+    ];
+    for args in cases {
+        let (code, err) = gensfen(&dir, args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.contains("same file"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(std::fs::read(dir.join("a.hgr")).unwrap(), original, "{args:?} changed the input");
+        assert!(!dir.join("m.hgr").exists() && !dir.join("m.bin").exists(), "{args:?} wrote an output");
+    }
+    // What is allowed still works.
+    let (code, err) = gensfen(&dir, &["merge", "a.hgr", "--out", "m.hgr"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = gensfen(&dir, &["convert", "a.hgr", "--out", "a.bin"]);
+    assert_eq!(code, Some(0), "{err}");
+    // Generation: an openings file that is the shard's position file (a hard link) is refused
+    // before anything is written.
+    let fresh = dir.join("fresh");
+    std::fs::create_dir_all(&fresh).unwrap();
+    std::fs::write(dir.join("openings.txt"), "startpos\n").unwrap();
+    std::fs::hard_link(dir.join("openings.txt"), fresh.join("shard-0-of-1.bin")).unwrap();
+    let (code, err) = gensfen(&dir, &["--out", "fresh", "--games", "1", "--openings", "openings.txt"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("same file as the --openings openings.txt"), "{err}");
+    assert!(!fresh.join("shard-0-of-1.hgr").exists(), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("openings.txt")).unwrap(), "startpos\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
