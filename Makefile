@@ -179,9 +179,9 @@ train: $(TRAINER_VENV)/.installed
 ## .venv/tools/bin/python -m tools.NAME ... from the repository root (tools/README.md).
 tools-venv: $(TOOLS_VENV)/.installed
 
-## The Python tools' tests (tools/*/tests: the USI wrapper and the referee's rules, SPSA
-## arithmetic and driver, the clock arithmetic and games, all against scripted fake engines;
-## about 5 seconds). Part of `make test`.
+## The Python tools' tests (tools/tests: every tool's `python3 -m tools.NAME` command and the match
+## helpers; tools/*/tests: the USI wrapper and the referee's rules, SPSA arithmetic and driver, the
+## clock arithmetic and games, all against scripted fake engines; a few seconds). In `make test`.
 test-tools: $(TOOLS_VENV)/.installed
 	$(TOOLS_VENV)/bin/python -m unittest discover --start-directory tools --top-level-directory .
 
