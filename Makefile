@@ -13,7 +13,7 @@ MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
         bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows \
-        spsa test-spsa clock-games test-clock docs-figures
+        spsa clock-games tools-venv test-tools test-python lint-python docs-figures
 
 all: build
 
@@ -30,9 +30,10 @@ $(ENGINE): $(ENGINE_SRC)
 run: build
 	$(ENGINE)
 
-## Everything CI checks: formatting, lints, the tests on both bitboard backends, and the NNUE
-## trainer's torch-free checks (its exported net equals the engine's `eval`).
-test: check unit test-export test-portable
+## Everything CI checks: formatting, lints (Rust and Python), the tests on both bitboard backends,
+## the NNUE trainer's torch-free checks (its exported net equals the engine's `eval`) and the
+## Python tools' tests.
+test: check unit test-python test-portable
 
 check: fmt lint docs-figures
 
@@ -44,7 +45,7 @@ docs-figures:
 fmt:
 	$(CARGO) fmt --all -- --check
 
-lint:
+lint: lint-python
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --all-targets --features tune -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --document-private-items
@@ -112,18 +113,21 @@ bench-attacks:
 
 ## Our perft speed interleaved with the peers' (needs ../shared/tools/peer-perft; not part of test).
 bench-peers: build
-	scripts/bench-peers.sh $(ENGINE)
+	tools/bench-peers.sh $(ENGINE)
 
 ## Depth, nodes and nps after 10 s from four positions, with 1 and 2 threads (idle machine).
 bench-search: build
-	scripts/search-report.sh -j "1 2" $(ENGINE)
+	tools/search-report.sh -j "1 2" $(ENGINE)
 
-## The NNUE trainer (trainer/, trainer/README.md). Two Python environments, made once and
-## remade when their requirements change: a small one (numpy, cshogi) for `make test`, and the
-## trainer's (PyTorch, about 4.4 GB) for `make train` and `make test-trainer`.
+## The Python environments, each made once and remade when its requirements change: the NNUE
+## trainer's (trainer/, trainer/README.md) small one (numpy, cshogi) for `make test` and its
+## large one (PyTorch, about 4.4 GB) for `make train` and `make test-trainer`; the tools' (tools/,
+## tools/README.md: numpy, cshogi); and the Python lint's (ruff, scripts/requirements-lint.txt).
 PYTHON       ?= python3
 TEST_VENV    ?= .venv/test
 TRAINER_VENV ?= .venv/trainer
+TOOLS_VENV   ?= .venv/tools
+LINT_VENV    ?= .venv/lint
 DATA         ?= data
 OUT          ?= nn.bin
 EPOCHS       ?= 10
@@ -139,6 +143,24 @@ $(TRAINER_VENV)/.installed: trainer/requirements.txt
 	$(TRAINER_VENV)/bin/pip install --disable-pip-version-check --no-deps -r $<
 	touch $@
 
+$(TOOLS_VENV)/.installed: tools/requirements.txt
+	$(PYTHON) -m venv $(TOOLS_VENV)
+	$(TOOLS_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r $<
+	touch $@
+
+$(LINT_VENV)/.installed: scripts/requirements-lint.txt
+	$(PYTHON) -m venv $(LINT_VENV)
+	$(LINT_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r $<
+	touch $@
+
+## Ruff on every Python file of the repository (ruff.toml: ruff's default rules and sorted
+## imports; the version pinned in scripts/requirements-lint.txt). Part of `make lint`.
+lint-python: $(LINT_VENV)/.installed
+	$(LINT_VENV)/bin/ruff check .
+
+## The Python tests `make test` runs: the trainer's torch-free checks and the tools' tests.
+test-python: test-export test-tools
+
 ## The exported net equals the engine's `eval` on every position of tests/data (numpy only), and
 ## the PackedSfen codec agrees with cshogi. Uses the engine `cargo test` builds.
 test-export: $(TEST_VENV)/.installed
@@ -153,42 +175,38 @@ test-trainer: $(TRAINER_VENV)/.installed
 train: $(TRAINER_VENV)/.installed
 	$(TRAINER_VENV)/bin/python -m trainer.train --data $(DATA) --out $(OUT) --epochs $(EPOCHS) $(TRAIN_ARGS)
 
+## The Python tools' environment (.venv/tools: numpy, cshogi), for running a tool by hand:
+## .venv/tools/bin/python -m tools.NAME ... from the repository root (tools/README.md).
+tools-venv: $(TOOLS_VENV)/.installed
+
+## The Python tools' tests (tools/tests: every tool's `python3 -m tools.NAME` command and the match
+## helpers; tools/*/tests: the USI wrapper and the referee's rules, SPSA arithmetic and driver, the
+## clock arithmetic and games, all against scripted fake engines; a few seconds). In `make test`.
+test-tools: $(TOOLS_VENV)/.installed
+	$(TOOLS_VENV)/bin/python -m unittest discover --start-directory tools --top-level-directory .
+
 ## SPSA tuning of the search parameters by self-play (tools/spsa, tools/spsa/README.md): builds
 ## the `tune` engine into target/tune (search parameters as USI options) and runs the driver
 ## with the parameters of SPSA_CONFIG, e.g.
 ## make spsa SPSA_ARGS="--iterations 2000 --nodes 20000 --concurrency 2" (add --resume to carry on).
-## Its Python environment (.venv/spsa: cshogi, the referee) is made once. Not part of `make test`.
+## Uses the tools' Python environment (.venv/tools). Not part of `make test`.
 TUNE_DIR    := target/tune
 TUNE_ENGINE := $(TUNE_DIR)/release/hayate
-SPSA_VENV   ?= .venv/spsa
 SPSA_CONFIG ?= tools/spsa/params.toml
 SPSA_ARGS   ?=
 
-$(SPSA_VENV)/.installed: tools/spsa/requirements.txt
-	$(PYTHON) -m venv $(SPSA_VENV)
-	$(SPSA_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r $<
-	touch $@
-
-spsa: $(SPSA_VENV)/.installed
+spsa: $(TOOLS_VENV)/.installed
 	$(CARGO) build --release --features tune --target-dir $(TUNE_DIR)
-	$(SPSA_VENV)/bin/python tools/spsa/spsa.py --engine $(TUNE_ENGINE) --config $(SPSA_CONFIG) $(SPSA_ARGS)
-
-## The SPSA driver's own tests (arithmetic, referee rules, fake-engine games; a second or two).
-test-spsa: $(SPSA_VENV)/.installed
-	cd tools/spsa/tests && $(abspath $(SPSA_VENV))/bin/python -m unittest
+	$(TOOLS_VENV)/bin/python -m tools.spsa --engine $(TUNE_ENGINE) --config $(SPSA_CONFIG) $(SPSA_ARGS)
 
 ## Games between two USI engines at real clocks, to check the engine's time management and compare
 ## it with another engine's (tools/clock, tools/clock/README.md), e.g.
 ## make clock-games CLOCK_ARGS="target/native/release/hayate ../peer/engine --games 10 --tc fischer:300+10"
-## Uses the SPSA tuner's Python environment (.venv/spsa: cshogi) and builds nothing.
+## Uses the tools' Python environment (.venv/tools) and builds nothing.
 CLOCK_ARGS ?= --help
 
-clock-games: $(SPSA_VENV)/.installed
-	$(SPSA_VENV)/bin/python tools/clock/clock_games.py $(CLOCK_ARGS)
-
-## The clock tool's tests (clock arithmetic; games against scripted engines that take their time).
-test-clock: $(SPSA_VENV)/.installed
-	cd tools/clock/tests && $(abspath $(SPSA_VENV))/bin/python -m unittest
+clock-games: $(TOOLS_VENV)/.installed
+	$(TOOLS_VENV)/bin/python -m tools.clock $(CLOCK_ARGS)
 
 clean:
 	$(CARGO) clean

@@ -1,5 +1,5 @@
 //! Our PackedSfenValue writer and reader against records written by cshogi
-//! (`tests/data/psv_golden.bin`, made by `scripts/psv-golden.py`; the `.tsv` beside it holds the
+//! (`tests/data/psv_golden.bin`, made by `tools/psv_golden.py`; the `.tsv` beside it holds the
 //! same records as text).
 
 use hayate::position::Position;

@@ -34,7 +34,7 @@ def convert_lines(lines):
         parts = fields[0].split()
         recs[n]["score"] = max(-32767, min(32767, score))
         recs[n]["gamePly"] = int(parts[3]) if len(parts) > 3 and parts[3].isdigit() else 0
-        recs[n]["game_result"] = int(round(result * 2)) - 1
+        recs[n]["game_result"] = round(result * 2) - 1
         n += 1
     return recs[:n], skipped
 
@@ -49,7 +49,7 @@ def main(argv=None):
         for path in args.inputs:
             with open(path) as inp:
                 lines = [l for l in inp if l.strip()]
-            recs, skipped = convert_lines(lines)
+            recs, _skipped = convert_lines(lines)
             f.write(recs.tobytes())
             total += len(recs)
     print(f"wrote {total} records to {args.out}", file=sys.stderr)

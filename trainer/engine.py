@@ -28,7 +28,7 @@ def engine_evals(binary, net_path, sfens, fv_scale=nnbin.DEFAULT_FV_SCALE, timeo
         lines += [f"position sfen {s}", "eval"]
     lines.append("quit")
     out = subprocess.run(
-        [binary], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=timeout
+        [binary], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=timeout, check=False
     ).stdout
     if "NNUE loaded" not in out:
         info = [l for l in out.splitlines() if l.startswith("info string")]

@@ -24,8 +24,8 @@ the output layer is scaled by `FV_SCALE * OUT_SCALE / 127`:
 
 import numpy as np
 
-from .nnbin import DEFAULT_FV_SCALE, FE_END, MAX_EVAL, NUM_FEATURES, QuantNet
 from .features import feature_indices
+from .nnbin import DEFAULT_FV_SCALE, FE_END, MAX_EVAL, NUM_FEATURES, QuantNet
 
 OUT_SCALE = 600.0  # centipawns per unit of the float output ("nnue2score" in nnue-pytorch)
 ACT_ONE = 127  # an activation of 1.0

@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 """Games between two USI engines at real clocks: checks an engine's time management and compares
 it with another engine's use of the clock.
 
-    clock_games.py ENGINE_A ENGINE_B --games 2 --tc fischer:300+10
-    clock_games.py ENGINE_A ENGINE_B --games 20 --tc byoyomi:0+10 --whole-seconds \\
+    python3 -m tools.clock ENGINE_A ENGINE_B --games 2 --tc fischer:300+10
+    python3 -m tools.clock ENGINE_A ENGINE_B --games 20 --tc byoyomi:0+10 --whole-seconds \\
         --options-a Threads=1 --options-b Threads=1 BookFile=no_book --log clock.jsonl
 
-The referee (tools/spsa/referee.py: cshogi rules) keeps both clocks itself (clock_math.py has the
+The referee (tools/usi/referee.py: cshogi rules) keeps both clocks itself (clock_math.py has the
 arithmetic and the rules): each move is timed with time.monotonic() from just before `position`
 and `go` are written to the engine to the moment its `bestmove` line is read from the pipe, so the
 time includes the pipe's round trip (the quickest `isready` or `usi` answer before each game is
@@ -32,14 +31,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-# The referee and the engine wrapper are tools/spsa's.
-sys.path.insert(0, os.path.join(REPO, "tools", "spsa"))
-sys.path.insert(0, HERE)
+from tools.clock.clock_math import Charge, Clock, TimeControl, elapsed_ms_from_seconds
+from tools.usi.engine import EngineError, EngineTimeout, UsiEngine
 
-from clock_math import Charge, Clock, TimeControl, elapsed_ms_from_seconds  # noqa: E402
-from usi_engine import EngineError, EngineTimeout, UsiEngine  # noqa: E402
+# The repository root: the default openings live under it, wherever the tool is started from.
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 BLACK, WHITE = 0, 1  # as referee.BLACK/WHITE (referee needs cshogi, imported in main)
 COLOURS = ("black", "white")
@@ -169,7 +165,7 @@ def play_clock_game(
     """One game at the clock: engines[0] plays black, engines[1] white; `black` says which of A
     and B that is (for the record). `on_move(result, record)` is called after every timed move.
     Engines that crashed or hung are listed in `broken` (the caller restarts them)."""
-    import referee
+    from tools.usi import referee
 
     game = referee.Game(opening, settings.max_plies)
     clocks = (
@@ -375,7 +371,7 @@ def format_summary(summary: dict, games: list[dict], names: tuple[str, str], hea
         ("I/O round trip, median ms", _fmt(a["io_round_trip_median_ms"], 3), _fmt(b["io_round_trip_median_ms"], 3)),
     ]
     for title, x, y in rows:
-        lines.append(f"{title:<30}{str(x):>{width}}{str(y):>{width}}")
+        lines.append(f"{title:<30}{x!s:>{width}}{y!s:>{width}}")
     p = summary["plies"]
     lines.append("")
     lines.append(
@@ -427,7 +423,8 @@ class Match:
         self.records: list[dict] = []
         self.error: BaseException | None = None
         self.engines: list[UsiEngine] = []
-        self.log_file = open(log_path, "a", encoding="utf-8") if log_path else None
+        # Open for the whole run (close_log() closes it), so no `with` block can hold it.
+        self.log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
 
     def next_game(self) -> int | None:
         with self.lock:
@@ -525,6 +522,7 @@ def parse_options(items: list[str], flag: str) -> list[tuple[str, str]]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
+        prog="python3 -m tools.clock",
         description="Games between two USI engines at real clocks, to check and compare their time management.",
         epilog="Times: fischer:300+10 is floodgate's 300 s + 10 s per move; byoyomi:0+10 is 10 s a move; "
         "sudden:600 is 10 minutes for the game. See tools/clock/README.md.",
@@ -584,9 +582,9 @@ def run_main(args) -> int:
         if not os.path.isfile(s.path) or not os.access(s.path, os.X_OK):
             raise Fatal(f"engine {s.path} not found or not executable")
     try:
-        import referee
+        from tools.usi import referee
     except ImportError as e:
-        raise Fatal(f"{e}: install cshogi (tools/spsa/requirements.txt; `make clock-games` uses .venv/spsa)") from None
+        raise Fatal(f"{e}: install cshogi (tools/requirements.txt; `make clock-games` uses .venv/tools)") from None
     try:
         openings = referee.load_openings(args.openings)
     except (OSError, ValueError) as e:
@@ -662,7 +660,3 @@ def run_main(args) -> int:
     match.close_log()
     print(format_summary(summary, records, (specs[0].name, specs[1].name), header), flush=True)
     return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

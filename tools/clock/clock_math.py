@@ -91,7 +91,7 @@ class TimeControl:
         return all(v % 1000 == 0 for v in (self.main_ms, self.increment_ms, self.byoyomi_ms))
 
     def describe(self) -> str:
-        s = lambda ms: f"{ms / 1000:g}"  # noqa: E731
+        s = lambda ms: f"{ms / 1000:g}"
         if self.kind == FISCHER:
             return f"fischer {s(self.main_ms)} s + {s(self.increment_ms)} s per move"
         if self.kind == BYOYOMI:

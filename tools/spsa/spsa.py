@@ -1,14 +1,13 @@
-#!/usr/bin/env python3
 """SPSA tuning of Hayate's search parameters by self-play.
 
 The engine (a `--features tune` build) offers every search parameter as a USI spin option; this
 driver reads those options from the engine's `usi` answer at run time, tunes the ones a config
-file or `--params` names, and plays its own games with a cshogi referee (referee.py). Each
+file or `--params` names, and plays its own games with a cshogi referee (tools/usi/referee.py). Each
 iteration plays a game pair (one opening, colours swapped) between theta + c_k * flip and
 theta - c_k * flip and moves theta by a_k / c_k * result * flip (spsa_math.py has the formulas).
 
     make spsa SPSA_ARGS="--iterations 2000 --concurrency 2"
-    .venv/spsa/bin/python tools/spsa/spsa.py --engine target/tune/release/hayate \\
+    .venv/tools/bin/python -m tools.spsa --engine target/tune/release/hayate \\
         --config tools/spsa/params.toml --iterations 2000 --nodes 20000
 
 Progress goes to stderr; the state (k, theta, settings, statistics) is written atomically to
@@ -27,11 +26,9 @@ import time
 import tomllib
 from dataclasses import dataclass
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import spsa_math  # noqa: E402
-from spsa_math import ParamSpec  # noqa: E402
-from usi_engine import EngineError, SpinOption, UsiEngine  # noqa: E402
+from tools.spsa import spsa_math
+from tools.spsa.spsa_math import ParamSpec
+from tools.usi.engine import EngineError, SpinOption, UsiEngine
 
 STATE_VERSION = 1
 # The repository root: the default engine, openings and state live under it, wherever the driver
@@ -268,7 +265,8 @@ class Run:
         self.seed = self.settings["seed"]
         self.openings = openings
         self.report_every = report_every
-        self.games_log = open(games_log, "a", encoding="utf-8") if games_log else None
+        # Open for the whole run, flushed after every game and closed at exit: no `with` block fits.
+        self.games_log = open(games_log, "a", encoding="utf-8") if games_log else None  # noqa: SIM115
         self.lock = threading.Lock()
         # Iterations in flight when a run stopped are not in the state: they are played again.
         self.next_k = state["k"]
@@ -354,7 +352,7 @@ def play_pair(run: Run, engines: tuple[UsiEngine, UsiEngine], job: Job, limits) 
     """The iteration's two games: plus plays black, then white, from the same opening. Returns
     the plus side's wins minus losses and a summary of each game, or None when the run was
     interrupted meanwhile."""
-    import referee
+    from tools.usi import referee
 
     p = job.perturbation
     names = [s.name for s in run.specs]
@@ -422,6 +420,7 @@ def worker(run: Run, index: int, engine_path: str, fixed: list[tuple[str, str]],
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
+        prog="python3 -m tools.spsa",
         description="SPSA tuning of the engine's search parameters (USI spin options) by self-play game pairs.",
     )
     p.add_argument("--engine", default=os.path.join(REPO, "target", "tune", "release", "hayate"), help="the engine, a --features tune build (default: %(default)s)")
@@ -512,9 +511,9 @@ def run_main(args) -> int:
 
     # cshogi is needed from here on; a clear message when it is missing.
     try:
-        import referee
+        from tools.usi import referee
     except ImportError as e:
-        raise Fatal(f"{e}: install cshogi (tools/spsa/requirements.txt; `make spsa` makes .venv/spsa)") from None
+        raise Fatal(f"{e}: install cshogi (tools/requirements.txt; `make spsa` makes .venv/tools)") from None
 
     if args.resume:
         state = read_state(args.state)
@@ -632,7 +631,3 @@ def run_main(args) -> int:
     )
     report(state)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -64,7 +64,7 @@ class ParamSpec:
         }
 
     @staticmethod
-    def from_json(d: dict) -> "ParamSpec":
+    def from_json(d: dict) -> ParamSpec:
         return ParamSpec(
             name=d["name"],
             default=int(d["default"]),
@@ -111,13 +111,13 @@ def a_k(a: float, k: int, iterations: int) -> float:
 
 
 def clamp(x: float, lo: float, hi: float) -> float:
-    return lo if x < lo else hi if x > hi else x
+    return lo if x < lo else min(x, hi)
 
 
 def round_half_up(x: float) -> int:
     """Rounds to the nearest integer, halves upwards (Python's round() rounds halves to even,
     which would favour even values)."""
-    return int(math.floor(x + 0.5))
+    return math.floor(x + 0.5)
 
 
 def engine_value(x: float, spec: ParamSpec) -> int:

@@ -23,7 +23,7 @@ def test_sfens():
     for name in ("nnue/seed1_fv16.tsv", "bench.sfen", "mate.tsv"):
         with open(os.path.join(ROOT, "tests", "data", name)) as f:
             for line in f:
-                if not line.strip() or line.startswith("#") or line.startswith("name\t"):
+                if not line.strip() or line.startswith(("#", "name\t")):
                     continue
                 fields = line.rstrip("\n").split("\t")
                 text = fields[1] if name == "mate.tsv" else fields[0]

@@ -7,11 +7,10 @@ import os
 import tempfile
 import unittest
 
+import cshogi  # the independent packer (trainer/requirements-test.txt)
 import numpy as np
 
 from trainer import data, features, psv, sfen
-
-import cshogi  # the independent packer (trainer/requirements-test.txt)
 
 HANDICAPS = [
     "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
@@ -103,7 +102,7 @@ class Codec(unittest.TestCase):
     def test_handicap_round_trip(self):
         for s in HANDICAPS:
             b, h, stm = sfen.parse(s)
-            board, hands, stm2, ok = psv.decode(psv.encode(b, h, stm)[None])
+            board, hands, _stm2, ok = psv.decode(psv.encode(b, h, stm)[None])
             self.assertTrue(ok[0])
             np.testing.assert_array_equal(board[0], b)
             np.testing.assert_array_equal(hands[0], h)
@@ -119,7 +118,7 @@ class Codec(unittest.TestCase):
 
 class Features(unittest.TestCase):
     def test_start_position(self):
-        b, h, s = sfen.parse_many(["lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"])
+        b, h, _ = sfen.parse_many(["lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"])
         bp, kings = features.black_bona_pieces(b, h), features.king_squares(b)
         black = features.feature_indices(bp, kings, 0)[0]
         white = features.feature_indices(bp, kings, 1)[0]
@@ -129,7 +128,7 @@ class Features(unittest.TestCase):
         self.assertIn(44 * 1548 + 150, black.tolist())
 
     def test_numbering_matches_the_engine_spec(self):
-        b, h, s = sfen.parse_many(["4k4/9/9/9/9/9/2P6/9/4K4 b P2r 1"])
+        b, h, _ = sfen.parse_many(["4k4/9/9/9/9/9/2P6/9/4K4 b P2r 1"])
         bp = features.black_bona_pieces(b, h)[0].tolist()
         self.assertEqual(sorted(x for x in bp if x), [1, 88, 89, 90 + 60])
         self.assertEqual(bp.count(0), 34)  # missing pieces: BonaPiece 0

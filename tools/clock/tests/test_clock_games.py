@@ -1,7 +1,7 @@
 """Games at the clock against scripted engines that take their time (timed_engine.py): losses on
 time, `stop` after the deadline, crashes, the `go` lines, the log and the summary.
 
-Skipped when cshogi is not installed (the referee needs it; .venv/spsa has it).
+Skipped when cshogi is not installed (the referee needs it; `make test` installs it in .venv/tools).
 """
 
 import contextlib
@@ -13,21 +13,21 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
-import clock_games  # noqa: E402  (imports tools/spsa's usi_engine; cshogi only when a game is played)
-from clock_games import BLACK, WHITE, Settings, play_clock_game  # noqa: E402
-from clock_math import TimeControl  # noqa: E402
-from usi_engine import UsiEngine  # noqa: E402
+# clock_games imports cshogi (through the referee) only when a game is played.
+from tools.clock import clock_games
+from tools.clock.clock_games import BLACK, WHITE, Settings, play_clock_game
+from tools.clock.clock_math import TimeControl
+from tools.usi.engine import UsiEngine
 
 try:
-    import cshogi  # noqa: F401
+    import cshogi
 except ImportError:
     cshogi = None
 
 if cshogi is not None:
-    from referee import Opening
+    from tools.usi.referee import Opening
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def engine_script(directory, *words, record=None):

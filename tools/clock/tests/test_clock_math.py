@@ -1,14 +1,10 @@
-"""The clock arithmetic (clock_math.py): no engines, no cshogi; `python3 -m unittest` here."""
+"""The clock arithmetic (clock_math.py): no engines, no cshogi."""
 
 import math
-import os
 import random
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from clock_math import BYOYOMI, FISCHER, SUDDEN, Clock, TimeControl, elapsed_ms_from_seconds  # noqa: E402
+from tools.clock.clock_math import BYOYOMI, FISCHER, SUDDEN, Clock, TimeControl, elapsed_ms_from_seconds
 
 
 class Parsing(unittest.TestCase):

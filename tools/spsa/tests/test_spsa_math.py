@@ -2,17 +2,16 @@
 
 import contextlib
 import io
+import itertools
 import json
 import os
-import sys
 import tempfile
 import unittest
+from typing import ClassVar
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import spsa  # noqa: E402
-import spsa_math as sm  # noqa: E402
-from usi_engine import SpinOption, parse_spin  # noqa: E402
+from tools.spsa import spsa
+from tools.spsa import spsa_math as sm
+from tools.usi.engine import SpinOption, parse_spin
 
 
 def spec(c_end=10.0, r_end=0.002, lo=0, hi=1000, default=500, iterations=100):
@@ -42,8 +41,8 @@ class Schedule(unittest.TestCase):
         c, a = sm.schedule_constants(3.0, 0.002, 500)
         cs = [sm.c_k(c, k) for k in range(500)]
         gains = [sm.a_k(a, k, 500) for k in range(500)]
-        self.assertTrue(all(x > y for x, y in zip(cs, cs[1:])))
-        self.assertTrue(all(x > y for x, y in zip(gains, gains[1:])))
+        self.assertTrue(all(x > y for x, y in itertools.pairwise(cs)))
+        self.assertTrue(all(x > y for x, y in itertools.pairwise(gains)))
 
     def test_bad_input(self):
         with self.assertRaises(ValueError):
@@ -125,7 +124,7 @@ class UsiOptions(unittest.TestCase):
 
 
 class Config(unittest.TestCase):
-    spins = {
+    spins: ClassVar[dict[str, SpinOption]] = {
         "LmrBase": SpinOption("LmrBase", 800, 0, 3000),
         "LmpBase": SpinOption("LmpBase", 3, 0, 20),
         "Threads": SpinOption("Threads", 1, 1, 512),

@@ -3,9 +3,9 @@
 # run and interleaved (ours, then each peer, repeated) so that machine load hits all alike. Prints
 # the median M nodes/s of each and our ratio to each peer. Needs ../shared/tools/peer-perft (a
 # development tool, not part of `make test`).
-#   scripts/bench-peers.sh ENGINE [ROUNDS]
+#   tools/bench-peers.sh ENGINE [ROUNDS]
 set -euo pipefail
-engine=${1:?usage: scripts/bench-peers.sh ENGINE [ROUNDS]}
+engine=${1:?usage: tools/bench-peers.sh ENGINE [ROUNDS]}
 rounds=${2:-5}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 peer_run=${PEER_PERFT:-$here/../../shared/tools/peer-perft/run}

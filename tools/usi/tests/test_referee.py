@@ -1,6 +1,6 @@
 """The referee's rules (cshogi) and games against scripted fake engines.
 
-Skipped when cshogi is not installed (`make spsa` or `make test-spsa` installs it in .venv/spsa).
+Skipped when cshogi is not installed (`make test` installs it in .venv/tools).
 """
 
 import os
@@ -9,19 +9,18 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+from tools.usi.engine import UsiEngine
 
 try:
-    import cshogi  # noqa: F401
+    import cshogi
 except ImportError:
     cshogi = None
 
 if cshogi is not None:
-    import referee
-    from referee import BLACK, WHITE, Game, Limits, Opening, parse_opening, play_game
-    from usi_engine import UsiEngine
+    from tools.usi import referee
+    from tools.usi.referee import BLACK, WHITE, Game, Limits, Opening, parse_opening, play_game
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
 # White king on 1a, black king on 5i, a black rook on 2i: the rook can check from 1i and 2i.
@@ -173,50 +172,6 @@ class GamesWithEngines(unittest.TestCase):
         self.assertEqual(r.broken, [black])
         black.start()  # what the driver does: the engine is usable again
         self.assertTrue(black.alive())
-
-
-@unittest.skipIf(cshogi is None, "cshogi is not installed")
-class Driver(unittest.TestCase):
-    """spsa.py's loop, state file and resume, with a fake engine that resigns at once (so the
-    side to move first loses every game and each pair scores 0)."""
-
-    def test_run_and_resume(self):
-        import contextlib
-        import io
-        import json
-
-        import spsa
-
-        d = tempfile.mkdtemp()
-        engine = os.path.join(d, "engine.sh")
-        with open(engine, "w") as f:
-            f.write(f'#!/bin/sh\nexec "{sys.executable}" "{os.path.join(HERE, "fake_engine.py")}"\n')
-        os.chmod(engine, 0o755)
-        state = os.path.join(d, "state.json")
-        common = ["--engine", engine, "--state", state, "--openings", os.path.join(REPO, "tests", "data", "openings.txt")]
-
-        def run(*args):
-            out, err = io.StringIO(), io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = spsa.main(common + list(args))
-            return code, out.getvalue(), err.getvalue()
-
-        code, out, err = run("--params", "Knob", "--iterations", "3", "--nodes", "10", "--seed", "5")
-        self.assertEqual(code, 0, err)
-        self.assertIn("Knob 10\n", out)
-        self.assertIn("[3/3]", err)
-        saved = json.load(open(state))
-        self.assertEqual((saved["k"], saved["stats"]["pairs"], saved["stats"]["reasons"]), (3, 3, {"resign": 6}))
-        self.assertEqual(saved["theta"]["Knob"], 10.0)  # every pair scored 0
-        self.assertEqual(saved["settings"]["seed"], 5)
-        # A new run refuses to overwrite the state; a resume with other settings is refused.
-        self.assertEqual(run("--params", "Knob")[0], 2)
-        self.assertEqual(run("--resume", "--nodes", "20")[0], 2)
-        code, out, err = run("--resume")
-        self.assertEqual(code, 0, err)
-        self.assertIn("complete", err)
-        code, out, _ = run("--show")
-        self.assertIn("# changes to the defaults", out)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import cshogi
 
-from usi_engine import EngineError, EngineTimeout, UsiEngine
+from tools.usi.engine import EngineError, EngineTimeout, UsiEngine
 
 BLACK, WHITE = 0, 1
 COLOUR_NAMES = ("black", "white")

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """The openings of a book that a node-limited `match` run has not reached: a file for the run that
 carries its SPRT on without replaying a game.
 
-    scripts/unplayed-openings.py BOOK SEED GAMES [--concurrency C] > rest.txt
+    python3 -m tools.unplayed_openings BOOK SEED GAMES [--concurrency C] > rest.txt
 
 A node-limited game with one thread is fixed by its opening and colours, so a second run over the
 same openings replays the first run's games (docs/strength.md, "How the matches are run").
@@ -18,7 +17,7 @@ import sys
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="python3 -m tools.unplayed_openings", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("book", help="the openings file the run used")
     p.add_argument("seed", type=int, help="the run's --seed")
     p.add_argument("games", type=int, help="games the run finished (its last `game N:` line)")

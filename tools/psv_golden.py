@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """Writes tests/data/psv_golden.{bin,tsv} with cshogi, as an independent reference for Hayate's
 PackedSfenValue writer and reader (tests/psv_golden.rs). Not run by `make test`; run it again only
 to change the golden data:
 
-    python3 -m venv /tmp/cshogi-venv && /tmp/cshogi-venv/bin/pip install cshogi
-    /tmp/cshogi-venv/bin/python scripts/psv-golden.py
+    make tools-venv   # .venv/tools: numpy and cshogi 1.1.0, the version the data was made with
+    .venv/tools/bin/python -m tools.psv_golden
 
 Records: positions from seeded random games (drops, promotions, full hands) and a few composed
 positions with pieces out of the game; each with the move cshogi's random player chose in

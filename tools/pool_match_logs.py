@@ -1,13 +1,12 @@
-#!/usr/bin/env python3
 """Pools the results of several `match` runs (../shared/tools/match) of the same two engines: the
 last `game N: ... | A Ww Dd Ll ...` line of each log, summed, with the score, the Elo and its 95%
 bounds, and the SPRT's log-likelihood ratio for the bounds given.
 
-    scripts/pool-match-logs.py [--sprt ELO0,ELO1] LOG...
+    python3 -m tools.pool_match_logs [--sprt ELO0,ELO1] LOG...
 
 Pool only runs that played different games: node-limited runs over the same openings replay each
 other's games (docs/strength.md, "How the matches are run"); carry a test on with
-`scripts/unplayed-openings.py`. The statistics are match's own: a trinomial (win, draw, loss)
+`python3 -m tools.unplayed_openings`. The statistics are match's own: a trinomial (win, draw, loss)
 model, the normal approximation for the bounds, and the generalised SPRT's LLR
 n (s1 - s0) (2 s - s0 - s1) / (2 var) with the usual stopping bounds log(0.05/0.95) and
 log(0.95/0.05).
@@ -56,7 +55,7 @@ def llr(w: int, d: int, l: int, elo0: float, elo1: float) -> float:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="python3 -m tools.pool_match_logs", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("logs", nargs="+", help="match output files")
     p.add_argument("--sprt", help="elo0,elo1: also the LLR for these bounds")
     args = p.parse_args()

@@ -3,7 +3,7 @@
 # positions, the last `info` line of `go movetime MS` (depth, seldepth, nodes, nps), with the
 # given thread counts. Compares builds when given several engines (run on an idle machine: every
 # engine gets the same positions in turn).
-#   scripts/search-report.sh [-t MS] [-j "1 2"] ENGINE...
+#   tools/search-report.sh [-t MS] [-j "1 2"] ENGINE...
 set -euo pipefail
 ms=10000
 threads="1"
@@ -11,11 +11,11 @@ while getopts "t:j:" o; do
     case $o in
         t) ms=$OPTARG ;;
         j) threads=$OPTARG ;;
-        *) echo "usage: scripts/search-report.sh [-t MS] [-j \"1 2\"] ENGINE..." >&2; exit 2 ;;
+        *) echo "usage: tools/search-report.sh [-t MS] [-j \"1 2\"] ENGINE..." >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-(($# > 0)) || { echo "usage: scripts/search-report.sh [-t MS] [-j \"1 2\"] ENGINE..." >&2; exit 2; }
+(($# > 0)) || { echo "usage: tools/search-report.sh [-t MS] [-j \"1 2\"] ENGINE..." >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mapfile -t bench < <(grep -v '^#' "$here/../tests/data/bench.sfen" | grep -v '^$' | head -3)
 positions=("startpos" "${bench[@]/#/sfen }")
