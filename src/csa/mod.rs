@@ -5,16 +5,19 @@
 //! Files: `config.rs` (flags, environment, TOML file), `link.rs` (the TCP connection and
 //! keep-alive), `summary.rs` (the `Game_Summary`), `notation.rs` (CSA moves and positions),
 //! `clock.rs` (the server's clock from the times it reports), `client.rs` (the game loop),
-//! `record.rs` (the CSA record of each game).
+//! `record.rs` (the CSA record of each game), `ignored.rs` (the server's lines the client does not
+//! use, logged at a bounded rate), `stop.rs` (stopping by a signal).
 //!
 //! This front end writes nothing on stdout: it logs on stderr, a line per game at least.
 
 mod client;
 pub mod clock;
 pub mod config;
+mod ignored;
 mod link;
 pub mod notation;
 pub mod record;
+mod stop;
 pub mod summary;
 
 use crate::engine::options::Options;
@@ -29,6 +32,9 @@ pub use config::{CsaArgs, Settings};
 /// Returns the tally; an error for settings or a login that cannot work.
 pub fn main(args: &CsaArgs, file: Option<&Path>, engine_options: Options) -> Result<Tally, String> {
     let settings = config::resolve(args, file, &|var| std::env::var(var).ok())?;
+    if let Err(e) = stop::install() {
+        log::warn!("{e}");
+    }
     let mut engine = Engine::new(engine_options);
     for (name, value) in &settings.options {
         engine.set_option(name, value).map_err(|e| format!("[options] {name}: {e}"))?;
