@@ -711,7 +711,7 @@ fn two_games_with_one_game_id_keep_two_records() {
     for (_, text) in &recs {
         assert!(text.contains("%TORYO\nT0\n'$END_TIME"), "{text}");
     }
-    assert!(run.log.contains("record records/same-1-2.csa"), "{}", run.log);
+    assert!(run.log.contains("same-1-2.csa; tally"), "{}", run.log);
 }
 
 /// SIGTERM mid-game: the client stops its search, resigns (`%TORYO`), records the game to the
