@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 /// The longest line kept from the server; the rest of a longer line, up to its newline, is
 /// dropped. No line of the protocol comes near it.
 const MAX_LINE: usize = 64 * 1024;
+/// Lines read and not yet taken by the client; past this the reader waits, and TCP's flow control
+/// holds a server that sends faster than the client reads (the memory stays bounded).
+const QUEUED_LINES: usize = 256;
 
 /// A line from the server, without its line ending.
 pub struct ServerLine {
@@ -43,6 +46,9 @@ pub enum Event {
 
 pub struct Link {
     stream: TcpStream,
+    /// The reader's lines (and its [`Event::Closed`]).
+    lines: Receiver<Event>,
+    /// The searches' results.
     events: Receiver<Event>,
     sender: Sender<Event>,
     last_sent: Instant,
@@ -72,13 +78,14 @@ impl Link {
         let _ = stream.set_nodelay(true);
         let reading = stream.try_clone().map_err(|e| format!("socket: {e}"))?;
         let (sender, events) = crossbeam_channel::unbounded();
-        let to_client = sender.clone();
+        let (to_client, lines) = crossbeam_channel::bounded(QUEUED_LINES);
         std::thread::Builder::new()
             .name("csa-reader".into())
             .spawn(move || read_lines(reading, to_client))
             .map_err(|e| format!("cannot start the reader thread: {e}"))?;
         Ok(Link {
             stream,
+            lines,
             events,
             sender,
             last_sent: Instant::now(),
@@ -139,9 +146,11 @@ impl Link {
             let never = crossbeam_channel::never();
             let stop = self.stop.as_ref().unwrap_or(&never);
             crossbeam_channel::select! {
-                recv(self.events) -> event => {
+                recv(self.lines) -> event => {
                     return Some(event.unwrap_or_else(|_| Event::Closed("reader ended".into())));
                 }
+                // `self` holds a sender: this channel never disconnects.
+                recv(self.events) -> event => if let Ok(event) = event { return Some(event) },
                 recv(stop) -> _ => return Some(Event::Stop),
                 recv(timeout) -> _ => {
                     if deadline.is_some_and(|d| Instant::now() >= d) {
