@@ -9,7 +9,10 @@ use hayate::types::Color;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// One accepted connection, seen from the server's side.
@@ -28,22 +31,51 @@ impl Conn {
         let _ = self.writer.flush();
     }
 
+    /// Sends bytes as they are (the line endings included).
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        let _ = self.writer.write_all(bytes);
+        let _ = self.writer.flush();
+    }
+
     /// The next line that is not a keep-alive; panics after 60 s or at the end of the
     /// connection.
     fn recv(&mut self) -> String {
+        String::from_utf8_lossy(&self.recv_bytes()).into_owned()
+    }
+
+    /// [`Conn::recv`] as bytes.
+    fn recv_bytes(&mut self) -> Vec<u8> {
         loop {
-            let mut line = String::new();
-            match self.reader.read_line(&mut line) {
+            let mut line = Vec::new();
+            match self.reader.read_until(b'\n', &mut line) {
                 Ok(0) => panic!("the client closed the connection"),
                 Ok(_) => {}
                 Err(e) => panic!("reading from the client: {e}"),
             }
-            let line = line.trim_end_matches(['\r', '\n']).to_string();
+            while line.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+                line.pop();
+            }
             if line.is_empty() {
                 self.keepalives += 1;
                 continue;
             }
             return line;
+        }
+    }
+
+    /// Waits for the client to close the connection, taking no line but keep-alives; panics
+    /// when it sends one, or does not close within `limit`.
+    fn expect_close(&mut self, limit: Duration) {
+        self.reader.get_ref().set_read_timeout(Some(limit)).unwrap();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match self.reader.read_until(b'\n', &mut line) {
+                Ok(0) => return,
+                Ok(_) if line == b"\n" => self.keepalives += 1,
+                Ok(_) => panic!("the client sent {:?}", String::from_utf8_lossy(&line)),
+                Err(e) => panic!("the client did not close the connection: {e}"),
+            }
         }
     }
 
@@ -116,7 +148,7 @@ fn start_server(scripts: Vec<Script>) -> (u16, std::thread::JoinHandle<Vec<usize
     let handle = std::thread::spawn(move || {
         let mut keepalives = Vec::new();
         for script in scripts {
-            let (stream, _) = listener.accept().expect("accept");
+            let stream = accept(&listener, Duration::from_secs(60));
             stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
             let mut conn =
                 Conn { reader: BufReader::new(stream.try_clone().unwrap()), writer: stream, keepalives: 0 };
@@ -126,6 +158,26 @@ fn start_server(scripts: Vec<Script>) -> (u16, std::thread::JoinHandle<Vec<usize
         keepalives
     });
     (port, handle)
+}
+
+/// The next connection to `listener`; panics when none comes within `limit` (a client that
+/// ended early), so that a test cannot hang on it.
+fn accept(listener: &TcpListener, limit: Duration) -> TcpStream {
+    listener.set_nonblocking(true).unwrap();
+    let start = Instant::now();
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false).unwrap();
+                return stream;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                assert!(start.elapsed() < limit, "no connection from the client within {limit:?}");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => panic!("accept: {e}"),
+        }
+    }
 }
 
 /// A fresh folder for a client's records and settings.
@@ -141,14 +193,53 @@ struct Run {
     log: String,
 }
 
+/// A `hayate csa` process running.
+struct Running {
+    child: Child,
+    err_reader: JoinHandle<String>,
+    out_reader: JoinHandle<String>,
+}
+
+impl Running {
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the end (killing the client after 120 s); its exit status and log.
+    fn wait(mut self) -> Run {
+        let start = Instant::now();
+        let code = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status.code();
+            }
+            if start.elapsed() > Duration::from_secs(120) {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let log = self.err_reader.join().unwrap();
+        let out = self.out_reader.join().unwrap();
+        assert!(out.is_empty(), "the CSA client wrote on stdout: {out}");
+        Run { code, log }
+    }
+}
+
 /// Runs `hayate csa` in `dir` with a settings file (small table, one thread, the client
 /// section given) and the flags given.
 fn client(dir: &Path, port: u16, client_section: &str, flags: &[&str]) -> Run {
+    spawn_client(dir, port, client_section, flags).wait()
+}
+
+/// Starts `hayate csa` as [`client`] does; `reconnect_s = 1` unless `client_section` sets it.
+fn spawn_client(dir: &Path, port: u16, client_section: &str, flags: &[&str]) -> Running {
     let config = dir.join("csa.toml");
+    let reconnect = if client_section.contains("reconnect_s") { "" } else { "reconnect_s = 1\n" };
     std::fs::write(
         &config,
         format!(
-            "[server]\nhost = \"127.0.0.1\"\nport = {port}\n[client]\nreconnect_s = 1\n{client_section}\n\
+            "[server]\nhost = \"127.0.0.1\"\nport = {port}\n[client]\n{reconnect}{client_section}\n\
              [options]\nUSI_Hash = 16\nThreads = 1\nEvalDir = \"no-such-folder\"\n"
         ),
     )
@@ -177,22 +268,31 @@ fn client(dir: &Path, port: u16, client_section: &str, flags: &[&str]) -> Run {
         let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
         s
     });
-    let start = Instant::now();
-    let code = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status.code();
+    Running { child, err_reader, out_reader }
+}
+
+/// A slot for the client's process id, filled once it is started, for a server script that
+/// signals the client or watches it.
+#[derive(Clone, Default)]
+struct Pid(Arc<AtomicU32>);
+
+impl Pid {
+    fn set(&self, pid: u32) {
+        self.0.store(pid, Ordering::SeqCst);
+    }
+
+    /// The id, once set (the script runs once the client has connected, just after its start).
+    fn get(&self) -> u32 {
+        let start = Instant::now();
+        loop {
+            let pid = self.0.load(Ordering::SeqCst);
+            if pid != 0 {
+                return pid;
+            }
+            assert!(start.elapsed() < Duration::from_secs(10), "no client process id");
+            std::thread::sleep(Duration::from_millis(10));
         }
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let log = err_reader.join().unwrap();
-    let out = out_reader.join().unwrap();
-    assert!(out.is_empty(), "the CSA client wrote on stdout: {out}");
-    Run { code, log }
+    }
 }
 
 /// The records the client saved, by file name.
@@ -462,4 +562,459 @@ fn a_refused_login_bad_settings_and_an_illegal_move_from_the_server() {
     server.join().expect("the server's script (the client sent nothing after the bad move)");
     assert_eq!(run.code, Some(0), "{}", run.log);
     assert!(run.log.contains("the opponent's move"), "{}", run.log);
+}
+
+/// Black to move and mated (the king in the corner, white golds on 1b and 2b): the client
+/// resigns at once, for tests about what happens around a game.
+const MATED: &str = "P1 *  *  *  *  *  *  *  * +OU
+P2 *  *  *  *  *  *  * -KI-KI
+P3 *  *  *  *  *  *  *  *  * 
+P4 *  *  *  *  *  *  *  *  * 
+P5 *  *  *  *  *  *  *  *  * 
+P6 *  *  *  *  *  *  *  *  * 
+P7 *  *  *  *  *  *  *  *  * 
+P8 *  *  *  *  *  *  *  *  * 
+P9-OU *  *  *  *  *  *  *  * 
+P+
+P-00AL
++";
+
+/// A game the client (black, mated) resigns at once: the server's side of it, `summary` given.
+fn resigned_game(c: &mut Conn, name: &str, summary: &str) {
+    c.login(name);
+    c.start(summary);
+    assert_eq!(c.recv(), "%TORYO");
+    c.send("%TORYO,T0\n#RESIGN\n#LOSE");
+    c.logout();
+}
+
+/// The moves of a record replay from its position: every move line is legal where it stands.
+fn assert_replays(record: &str) {
+    let mut pos = None;
+    let mut block = hayate::csa::notation::PositionBlock::default();
+    for line in record.lines() {
+        if line.starts_with('\'') || line.starts_with('%') || line.starts_with('T') || line.starts_with('$') {
+            continue;
+        }
+        let is_move = line.len() >= 7 && (line.starts_with('+') || line.starts_with('-'));
+        if !is_move {
+            if pos.is_none() && (line.starts_with('P') || line == "+" || line == "-") {
+                block.line(line).unwrap_or_else(|e| panic!("{line}: {e}\n{record}"));
+            }
+            continue;
+        }
+        let p = pos.get_or_insert_with(|| block.position().expect("the record's position"));
+        let m = move_from_csa(p, line).unwrap_or_else(|e| panic!("the record's move {line}: {e}\n{record}"));
+        p.do_move(m);
+    }
+}
+
+/// Settings out of range, in the file or on the command line, are refused by name before the
+/// client connects (a keep-alive of 2^63 - 1 s used to be accepted and then overflow the clock's
+/// arithmetic: a panic).
+#[test]
+fn out_of_range_settings_are_refused_by_name() {
+    // A server that never answers: a client that connects waits on its LOGIN.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let dir = temp_dir("ranges");
+    for (section, key) in [
+        ("keepalive_s = 9223372036854775807", "keepalive_s"),
+        ("keepalive_s = 0", "keepalive_s"),
+        ("reconnect_s = -5", "reconnect_s"),
+        ("reconnect_s = 3601", "reconnect_s"),
+        ("margin_ms = 60001", "margin_ms"),
+        ("answer_wait_s = 0", "answer_wait_s"),
+        ("games = 4294967296", "games"),
+    ] {
+        let start = Instant::now();
+        let run = client(&dir, port, section, &["--id", "x", "--password", "y"]);
+        assert_eq!(run.code, Some(1), "{section}: {}", run.log);
+        assert!(run.log.contains(key) && run.log.contains("must be from"), "{section}: {}", run.log);
+        assert!(start.elapsed() < Duration::from_secs(10), "{section}: {:?}", start.elapsed());
+    }
+    let config = dir.join("port.toml");
+    for port_line in ["port = 0", "port = 65536"] {
+        std::fs::write(&config, format!("[server]\nhost = \"127.0.0.1\"\n{port_line}\n")).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_hayate"))
+            .arg("--config")
+            .arg(&config)
+            .args(["csa", "--id", "x", "--password", "y"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{port_line}: {err}");
+        assert!(
+            err.contains("[server] port") && err.contains("must be from 1 to 65535"),
+            "{port_line}: {err}"
+        );
+    }
+    for flags in [["--margin-ms", "60001"], ["--port", "0"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_hayate"))
+            .args(["csa", "--host", "127.0.0.1", "--id", "x", "--password", "y"])
+            .args(flags)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {err}");
+        assert!(err.contains(flags[0]) && err.contains("not in"), "{flags:?}: {err}");
+    }
+    drop(silent);
+}
+
+/// A server line over 64 KiB is cut there and the rest of it, up to its newline, dropped: the
+/// tail of a 65,540-byte line ending in `#WIN` is not a result line (it used to end the game as
+/// a win).
+#[test]
+fn a_line_over_64_kib_is_cut_and_its_tail_dropped() {
+    let s = summary("long-1", '+', FISCHER, &format!("{EVEN}\n+"));
+    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+        c.login("long");
+        c.start(&s);
+        let mut pos = Position::startpos();
+        c.play(&mut pos, Color::Black, 1, None);
+        let mut long = b"##[CHAT]".to_vec();
+        long.resize(64 * 1024, b'x');
+        long.extend_from_slice(b"#WIN\n");
+        c.send_bytes(&long);
+        // The game goes on: the server's move, the client's answer.
+        c.play(&mut pos, Color::Black, 1, None);
+        c.send("%TORYO,T1\n#RESIGN\n#WIN");
+        c.logout();
+    })]);
+    let dir = temp_dir("long-line");
+    let run = client(&dir, port, "ponder = false", &["--id", "long", "--password", "pw"]);
+    server.join().expect("the server's script (the game went on after the long line)");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    assert!(run.log.contains("over 65536 bytes"), "{}", run.log);
+    assert!(run.log.contains("ended: Win (#RESIGN #WIN)"), "{}", run.log);
+    assert_replays(&records(&dir)[0].1);
+}
+
+/// Two games with the same Game_ID keep two records (the second used to replace the first), and
+/// no temporary file is left beside them.
+#[test]
+fn two_games_with_one_game_id_keep_two_records() {
+    let s = summary("same-1", '+', FISCHER, MATED);
+    let s2 = s.clone();
+    let (port, server) = start_server(vec![
+        Box::new(move |c: &mut Conn| resigned_game(c, "same", &s)),
+        Box::new(move |c: &mut Conn| resigned_game(c, "same", &s2)),
+    ]);
+    let dir = temp_dir("same-id");
+    let run = client(&dir, port, "", &["--id", "same", "--password", "pw", "--games", "2"]);
+    server.join().expect("the server's script");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    let recs = records(&dir);
+    let names: Vec<&str> = recs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["same-1-2.csa", "same-1.csa"], "{}", run.log);
+    for (_, text) in &recs {
+        assert!(text.contains("%TORYO\nT0\n'$END_TIME"), "{text}");
+    }
+    assert!(run.log.contains("same-1-2.csa; tally"), "{}", run.log);
+}
+
+/// SIGTERM mid-game: the client stops its search, resigns (`%TORYO`), records the game to the
+/// server's result, saves the record, logs out and exits with a message (it used to die at once:
+/// no record, no resignation, no LOGOUT). SIGINT while waiting for a game: it logs out.
+#[cfg(unix)]
+#[test]
+fn a_signal_resigns_the_game_saves_the_record_and_logs_out() {
+    let kill = |signal: &str, pid: u32| {
+        let status = Command::new("kill").args([signal, &pid.to_string()]).status().expect("kill");
+        assert!(status.success());
+    };
+    let s = summary("signal-1", '+', FISCHER, &format!("{EVEN}\n+"));
+    let pid = Pid::default();
+    let script_pid = pid.clone();
+    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+        c.login("sig");
+        c.start(&s);
+        let mut pos = Position::startpos();
+        c.play(&mut pos, Color::Black, 1, None);
+        // The client ponders on the server's time.
+        std::thread::sleep(Duration::from_millis(300));
+        kill("-TERM", script_pid.get());
+        assert_eq!(c.recv(), "%TORYO");
+        // As shogi-server does: a %TORYO sent on the other side's turn waits for that side's move.
+        let m = *MoveList::legal(&pos, false).iter().next().unwrap();
+        c.send(&format!("{},T1\n%TORYO,T0\n#RESIGN\n#LOSE", move_to_csa(&pos, m)));
+        c.logout();
+    })]);
+    let dir = temp_dir("sigterm");
+    let running = spawn_client(&dir, port, "ponder = true", &["--id", "sig", "--password", "pw"]);
+    pid.set(running.pid());
+    let run = running.wait();
+    server.join().expect("the server's script (%TORYO and LOGOUT after SIGTERM)");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    assert!(run.log.contains("stop requested by a signal"), "{}", run.log);
+    assert!(run.log.contains("ended: Loss (#RESIGN #LOSE)"), "{}", run.log);
+    assert!(run.log.contains("stopped by a signal after 1 games"), "{}", run.log);
+    let recs = records(&dir);
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    let text = &recs[0].1;
+    assert!(text.contains("\n%TORYO\nT0\n'$END_TIME") && text.contains("'#LOSE"), "{text}");
+    assert_replays(text);
+
+    let pid = Pid::default();
+    let script_pid = pid.clone();
+    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+        c.login("sig");
+        kill("-INT", script_pid.get());
+        c.logout();
+    })]);
+    let running = spawn_client(&dir, port, "", &["--id", "sig", "--password", "pw", "--games", "0"]);
+    pid.set(running.pid());
+    let run = running.wait();
+    server.join().expect("the server's script (LOGOUT after SIGINT)");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    assert!(run.log.contains("stopped by a signal after 0 games"), "{}", run.log);
+}
+
+/// The server relays a move of our colour that we never sent: the client stops moving, and the
+/// record keeps it as a comment, so that it still replays (the move used to be written in it).
+#[test]
+fn a_move_of_ours_we_did_not_send_is_a_comment_in_the_record() {
+    let s = summary("relay-1", '+', FISCHER, &format!("{EVEN}\n+"));
+    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+        c.login("relay");
+        c.start(&s);
+        let sent = c.recv();
+        assert!(sent.starts_with('+'), "{sent}");
+        // Not what the client sent, and not legal either.
+        c.send("+5152OU,T1");
+        std::thread::sleep(Duration::from_millis(1_000));
+        c.send("#ILLEGAL_MOVE\n#WIN");
+        c.logout();
+    })]);
+    let dir = temp_dir("relay");
+    let run = client(&dir, port, "ponder = false", &["--id", "relay", "--password", "pw"]);
+    server.join().expect("the server's script (the client sent nothing after the relay)");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    assert!(run.log.contains("the server relays our move as '+5152OU'"), "{}", run.log);
+    let text = &records(&dir)[0].1;
+    assert!(!text.lines().any(|l| l == "+5152OU"), "{text}");
+    assert!(text.contains("'the server relayed '+5152OU,T1' as our move"), "{text}");
+    assert_replays(text);
+}
+
+/// An echo time too large for the arithmetic (`T18446744073709552`: 2^64 ms and a bit, which
+/// used to wrap to 384 ms) saturates and is reported; the game goes on with the clock spent.
+#[test]
+fn an_absurd_time_from_the_server_saturates_and_is_reported() {
+    let s = summary("absurd-1", '+', FISCHER, &format!("{EVEN}\n+"));
+    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+        c.login("absurd");
+        c.start(&s);
+        let mut pos = Position::startpos();
+        let sent = c.recv();
+        let body = sent.split(',').next().unwrap().to_string();
+        pos.do_move(move_from_csa(&pos, &body).unwrap());
+        c.send(&format!("{body},T18446744073709552"));
+        // The client has its increment (1 s) left: it must answer within it.
+        c.play(&mut pos, Color::Black, 1, Some(Duration::from_millis(3_000)));
+        c.send("%TORYO,T1\n#RESIGN\n#WIN");
+        c.logout();
+    })]);
+    let dir = temp_dir("absurd");
+    let run = client(&dir, port, "ponder = false", &["--id", "absurd", "--password", "pw"]);
+    server.join().expect("the server's script");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    assert!(run.log.contains(&format!("charged {} ms for a move of black", u64::MAX)), "{}", run.log);
+    assert!(run.log.contains("ended: Win"), "{}", run.log);
+}
+
+/// After the last game's connection drops, the client says so and ends (it used to promise to
+/// connect again, wait, and end without connecting).
+#[test]
+fn the_last_game_dropped_ends_the_client_without_a_reconnect_message() {
+    let s = summary("drop-1", '+', FISCHER, &format!("{EVEN}\n+"));
+    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+        c.login("drop");
+        c.start(&s);
+        let mut pos = Position::startpos();
+        c.play(&mut pos, Color::Black, 1, None);
+    })]);
+    let dir = temp_dir("last-drop");
+    let start = Instant::now();
+    let run = client(&dir, port, "reconnect_s = 30\nponder = false", &["--id", "drop", "--password", "pw"]);
+    server.join().expect("the server's script");
+    assert_eq!(run.code, Some(2), "{}", run.log);
+    assert!(!run.log.contains("connecting again"), "{}", run.log);
+    assert!(run.log.contains("no game left to play"), "{}", run.log);
+    assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
+}
+
+/// A server that takes the login and drops the connection is tried again after 1 s, then 2 s
+/// (it used to be tried every `reconnect_s`, forever); a game resets the wait.
+#[test]
+fn a_server_dropping_after_the_login_is_retried_with_growing_waits() {
+    let accepted = Arc::new(Mutex::new(Vec::new()));
+    let stamp = |accepted: &Arc<Mutex<Vec<Instant>>>| {
+        let accepted = accepted.clone();
+        move || accepted.lock().unwrap().push(Instant::now())
+    };
+    let (a, b, d) = (stamp(&accepted), stamp(&accepted), stamp(&accepted));
+    let s = summary("backoff-1", '+', FISCHER, MATED);
+    let (port, server) = start_server(vec![
+        Box::new(move |c: &mut Conn| {
+            a();
+            c.login("backoff");
+        }),
+        Box::new(move |c: &mut Conn| {
+            b();
+            c.login("backoff");
+        }),
+        Box::new(move |c: &mut Conn| {
+            d();
+            resigned_game(c, "backoff", &s);
+        }),
+    ]);
+    let dir = temp_dir("backoff");
+    let run = client(&dir, port, "", &["--id", "backoff", "--password", "pw"]);
+    server.join().expect("the server's script");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    assert!(run.log.contains("connecting again in 1 s"), "{}", run.log);
+    assert!(run.log.contains("connecting again in 2 s"), "{}", run.log);
+    let at = accepted.lock().unwrap().clone();
+    let second_wait = at[2] - at[1];
+    assert!(second_wait >= Duration::from_millis(1_900), "{second_wait:?}\n{}", run.log);
+}
+
+/// A server that answers AGREE with nothing: after `answer_wait_s` the client gives up on that
+/// connection, says why, and plays on the next (the wait for START used to have no end).
+#[test]
+fn no_start_after_agree_is_given_up_after_answer_wait_s() {
+    let s1 = summary("nostart-1", '+', FISCHER, MATED);
+    let s2 = summary("nostart-2", '+', FISCHER, MATED);
+    let (port, server) = start_server(vec![
+        Box::new(move |c: &mut Conn| {
+            c.login("nostart");
+            c.send(&s1);
+            assert_eq!(c.recv(), "AGREE nostart-1");
+            c.expect_close(Duration::from_secs(10));
+        }),
+        Box::new(move |c: &mut Conn| resigned_game(c, "nostart", &s2)),
+    ]);
+    let dir = temp_dir("no-start");
+    let run = client(&dir, port, "answer_wait_s = 1", &["--id", "nostart", "--password", "pw"]);
+    server.join().expect("the server's script");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    assert!(
+        run.log.contains("no START within 1 s of AGREE nostart-1; connecting again in 1 s"),
+        "{}",
+        run.log
+    );
+    assert!(run.log.contains("ended: Loss"), "{}", run.log);
+}
+
+/// A Game_ID that is not UTF-8 goes back in AGREE as the server's bytes (it used to go back
+/// with U+FFFD in place of them, an AGREE for no game).
+#[test]
+fn a_game_id_that_is_not_utf8_goes_back_unchanged() {
+    let s = summary("GAMEID", '+', FISCHER, MATED);
+    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+        c.login("bytes");
+        let id: &[u8] = b"g-\xff\x83-1";
+        let mut summary = s.replace("GAMEID", "\u{1}").into_bytes();
+        let at = summary.iter().position(|&b| b == 1).unwrap();
+        summary.splice(at..=at, id.iter().copied());
+        summary.push(b'\n');
+        c.send_bytes(&summary);
+        assert_eq!(c.recv_bytes(), [b"AGREE ".as_slice(), id].concat());
+        c.send_bytes(&[b"START:".as_slice(), id, b"\n"].concat());
+        assert_eq!(c.recv(), "%TORYO");
+        c.send("%TORYO,T0\n#RESIGN\n#LOSE");
+        c.logout();
+    })]);
+    let dir = temp_dir("bytes-id");
+    let run = client(&dir, port, "", &["--id", "bytes", "--password", "pw"]);
+    server.join().expect("the server's script (AGREE with the Game_ID's bytes)");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    assert!(!run.log.contains("names another game"), "{}", run.log);
+    assert_eq!(records(&dir)[0].0, "g-__-1.csa");
+}
+
+/// Thousands of chat lines while waiting for a game: a few are logged, the rest counted (each
+/// used to get a log line).
+#[test]
+fn chat_lines_are_logged_at_a_bounded_rate() {
+    let s = summary("chat-1", '+', FISCHER, MATED);
+    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+        c.login("chat");
+        let chat: String = (0..5000).map(|i| format!("##[CHAT][someone] hello {i}\n")).collect();
+        c.send(&chat);
+        c.start(&s);
+        assert_eq!(c.recv(), "%TORYO");
+        c.send("%TORYO,T0\n#RESIGN\n#LOSE");
+        c.logout();
+    })]);
+    let dir = temp_dir("chat");
+    let run = client(&dir, port, "", &["--id", "chat", "--password", "pw"]);
+    server.join().expect("the server's script");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    let shown = run.log.lines().filter(|l| l.contains("hello")).count();
+    assert_eq!(shown, 10, "{}", run.log);
+    assert!(run.log.contains("4990 more server lines ignored and not shown"), "{}", run.log);
+    assert!(run.log.len() < 20_000, "{} bytes of log", run.log.len());
+}
+
+/// CPU time (user and system) of process `pid` so far, in clock ticks.
+#[cfg(target_os = "linux")]
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name (which is in parentheses and may hold spaces).
+    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// A server silent after the client's move: pondering ends once the opponent's whole clock
+/// (and a grace) has passed, and the client idles (it used to search on, a core busy for as
+/// long as the server stayed silent); the opponent's late move is then answered.
+#[test]
+fn pondering_stops_when_the_server_is_silent_past_the_opponents_clock() {
+    // Sudden death, a second each, in milliseconds.
+    let time = "Total_Time:1000\nIncrement:0";
+    let s =
+        summary("silent-1", '+', time, &format!("{EVEN}\n+")).replace("Time_Unit:1sec", "Time_Unit:1msec");
+    let pid = Pid::default();
+    let script_pid = pid.clone();
+    let idle_ticks = Arc::new(Mutex::new(None));
+    let ticks = idle_ticks.clone();
+    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+        c.login("silent");
+        c.start(&s);
+        let mut pos = Position::startpos();
+        let sent = c.recv();
+        let body = sent.split(',').next().unwrap().to_string();
+        pos.do_move(move_from_csa(&pos, &body).unwrap());
+        c.send(&format!("{body},T0"));
+        // White's clock (1 s) and the grace (3 s) pass.
+        std::thread::sleep(Duration::from_millis(4_600));
+        let pid = script_pid.get();
+        #[cfg(target_os = "linux")]
+        {
+            let before = cpu_ticks(pid);
+            std::thread::sleep(Duration::from_millis(1_000));
+            *ticks.lock().unwrap() = Some(cpu_ticks(pid) - before);
+        }
+        let _ = (pid, &ticks);
+        c.play(&mut pos, Color::Black, 1, None);
+        c.send("%TORYO,T0\n#RESIGN\n#WIN");
+        c.logout();
+    })]);
+    let dir = temp_dir("silent");
+    let running =
+        spawn_client(&dir, port, "ponder = true\nmargin_ms = 300", &["--id", "silent", "--password", "pw"]);
+    pid.set(running.pid());
+    let run = running.wait();
+    server.join().expect("the server's script");
+    assert_eq!(run.code, Some(0), "{}", run.log);
+    assert!(run.log.contains("pondering stopped"), "{}", run.log);
+    assert!(run.log.contains("ended: Win"), "{}", run.log);
+    let idle = *idle_ticks.lock().unwrap();
+    if let Some(ticks) = idle {
+        // A searching thread takes about 100 ticks a second; an idle client next to none.
+        assert!(ticks < 15, "the client used {ticks} ticks of CPU in a second of silence\n{}", run.log);
+    }
 }

@@ -5,9 +5,11 @@
 
 use super::clock::ServerClock;
 use super::config::Settings;
+use super::ignored::IgnoredLines;
 use super::link::{Event, Link};
 use super::notation::{eval_comment, move_from_csa, move_to_csa, shorten};
 use super::record::GameRecord;
+use super::stop;
 use super::summary::{GameSummary, SummaryReader};
 use crate::engine::options::{ENTERING_KING_RULE, MAX_MOVES_TO_DRAW, ROUND_UP_TO_FULL_SECOND};
 use crate::engine::Engine;
@@ -18,10 +20,16 @@ use crossbeam_channel::Sender;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-/// How long the server may take to answer a `LOGIN`, an `AGREE` or a `LOGOUT`.
-const ANSWER_WAIT: Duration = Duration::from_secs(60);
-/// The longest wait between two connection attempts.
+/// The longest wait between two connection attempts (unless `reconnect_s` is longer).
 const MAX_RECONNECT_WAIT: Duration = Duration::from_secs(300);
+/// How long the server may take to answer a `LOGOUT`.
+const LOGOUT_WAIT: Duration = Duration::from_secs(5);
+/// After a stop, how long the server may take to end the game the client resigned.
+const STOP_WAIT: Duration = Duration::from_secs(5);
+/// How long past the opponent's whole clock the client ponders without a word from the server:
+/// by then the server has ended the game or gone silent, and the search would only keep a core
+/// busy.
+const PONDER_GRACE: Duration = Duration::from_secs(3);
 
 /// What the games came to.
 #[derive(Default, Debug)]
@@ -40,62 +48,94 @@ impl Tally {
 }
 
 /// Plays `settings.games` games (0: until the process is stopped). Returns the tally, or an error
-/// that retrying cannot mend (the login refused).
+/// that retrying cannot mend (the login refused). A stop (see [`stop`]) ends the game in
+/// progress by resigning it, saves its record, logs out and returns the tally.
 pub fn run(settings: &Settings, engine: &mut Engine) -> Result<Tally, String> {
     let mut tally = Tally::default();
-    let mut wait = Duration::from_secs(settings.reconnect_s);
+    let first_wait = Duration::from_secs(settings.reconnect_s);
+    let max_wait = MAX_RECONNECT_WAIT.max(first_wait);
+    // Doubled after each attempt that played no game (the server refuses connections, or takes
+    // the login and drops it), back to the first after a game.
+    let mut wait = first_wait;
     let user_round_up = settings.options.iter().any(|(n, _)| n.eq_ignore_ascii_case(ROUND_UP_TO_FULL_SECOND));
-    while settings.games == 0 || tally.played() < settings.games {
+    let games_left = |tally: &Tally| settings.games == 0 || tally.played() < settings.games;
+    while games_left(&tally) && !stop::requested() {
         let mut link =
             match Link::connect(&settings.host, settings.port, Duration::from_secs(settings.keepalive_s)) {
                 Ok(link) => link,
                 Err(e) => {
-                    log::warn!("{e}; trying again in {} s", wait.as_secs());
-                    std::thread::sleep(wait);
-                    wait = (wait * 2).min(MAX_RECONNECT_WAIT);
+                    retry_after(&e, &mut wait, max_wait);
                     continue;
                 }
             };
         log::info!("connected to {}:{}", settings.host, settings.port);
-        match login(&mut link, settings) {
-            Ok(()) => {}
+        let mut ignored = IgnoredLines::default();
+        let played = login(&mut link, settings, &mut ignored)
+            .and_then(|()| play_one(&mut link, settings, engine, user_round_up, &mut tally, &mut ignored));
+        match played {
+            Ok(()) => {
+                wait = first_wait;
+                let _ = logout(&mut link);
+            }
             Err(Failure::Fatal(e)) => return Err(e),
-            Err(Failure::Lost(e)) => {
-                log::warn!("{e}; trying again in {} s", wait.as_secs());
-                std::thread::sleep(wait);
-                wait = (wait * 2).min(MAX_RECONNECT_WAIT);
-                continue;
+            Err(Failure::Stopped) => {
+                let _ = logout(&mut link);
+            }
+            Err(Failure::Lost(e)) => retry_after(&e, &mut wait, max_wait),
+            Err(Failure::Dropped(e)) => {
+                // A game was played: the server works, and the next attempt is soon.
+                wait = first_wait;
+                if games_left(&tally) {
+                    retry_after(&e, &mut wait, max_wait);
+                } else {
+                    log::warn!("{e}; no game left to play");
+                }
             }
         }
-        wait = Duration::from_secs(settings.reconnect_s);
-        let played = play_one(&mut link, settings, engine, user_round_up, &mut tally);
-        if played.is_ok() {
-            let _ = logout(&mut link);
-        }
-        if let Err(e) = played {
-            log::warn!("{e}; connecting again in {} s", wait.as_secs());
-            std::thread::sleep(wait);
-        }
+    }
+    if stop::requested() {
+        log::info!("stopped by a signal after {} games", tally.played());
     }
     Ok(tally)
+}
+
+/// Logs `e` and waits `wait` (less when a stop is asked for) before the next attempt; doubles
+/// `wait` up to `max_wait`.
+fn retry_after(e: &str, wait: &mut Duration, max_wait: Duration) {
+    if stop::requested() {
+        log::warn!("{e}");
+        return;
+    }
+    log::warn!("{e}; connecting again in {} s", wait.as_secs());
+    stop::sleep(*wait);
+    *wait = (*wait * 2).min(max_wait);
 }
 
 enum Failure {
     /// Retrying will not help.
     Fatal(String),
-    /// The connection broke: connect again.
+    /// The connection broke, or the server did not answer, before a game started: connect again,
+    /// after a longer wait each time.
     Lost(String),
+    /// The connection broke during a game: connect again.
+    Dropped(String),
+    /// A signal asked the client to stop.
+    Stopped,
 }
 
-fn login(link: &mut Link, settings: &Settings) -> Result<(), Failure> {
+fn login(link: &mut Link, settings: &Settings, ignored: &mut IgnoredLines) -> Result<(), Failure> {
     link.send(&format!("LOGIN {} {}", settings.login_id, settings.login_password)).map_err(Failure::Lost)?;
-    let deadline = Instant::now() + ANSWER_WAIT;
+    let deadline = Instant::now() + Duration::from_secs(settings.answer_wait_s);
     loop {
         match link.next(Some(deadline)) {
-            None => return Err(Failure::Lost("no answer to LOGIN".into())),
+            None => {
+                return Err(Failure::Lost(format!("no answer to LOGIN within {} s", settings.answer_wait_s)))
+            }
             Some(Event::Closed(e)) => return Err(Failure::Lost(format!("LOGIN: {e}"))),
+            Some(Event::Stop) => return Err(Failure::Stopped),
             Some(Event::Best { .. }) => {}
             Some(Event::Line(line)) => {
+                let line = line.text;
                 if line.starts_with("LOGIN:") && line.ends_with(" OK") {
                     log::info!("logged in as {}", settings.login_id);
                     return Ok(());
@@ -108,7 +148,7 @@ fn login(link: &mut Link, settings: &Settings) -> Result<(), Failure> {
                     )));
                 }
                 if !line.is_empty() {
-                    log::info!("before login: '{}' ignored", shorten(&line));
+                    ignored.line("before login", &line);
                 }
             }
         }
@@ -116,11 +156,13 @@ fn login(link: &mut Link, settings: &Settings) -> Result<(), Failure> {
 }
 
 fn logout(link: &mut Link) -> Result<(), String> {
+    // The answer is awaited even after a stop: the wait is short.
+    link.stop_seen();
     link.send("LOGOUT")?;
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + LOGOUT_WAIT;
     while let Some(event) = link.next(Some(deadline)) {
         match event {
-            Event::Line(l) if l.starts_with("LOGOUT:") => return Ok(()),
+            Event::Line(l) if l.text.starts_with("LOGOUT:") => return Ok(()),
             Event::Closed(_) => return Ok(()),
             _ => {}
         }
@@ -128,18 +170,19 @@ fn logout(link: &mut Link) -> Result<(), String> {
     Ok(())
 }
 
-/// Waits for a summary, agrees and plays the game. Err: the connection was lost before or
-/// during the game (a game it cut short is counted as unfinished).
+/// Waits for a summary, agrees and plays the game. Err: the connection was lost before the game
+/// ([`Failure::Lost`]) or during it ([`Failure::Dropped`]; the game is counted as unfinished), or
+/// a stop came ([`Failure::Stopped`]; a game in progress is resigned and counted).
 fn play_one(
     link: &mut Link,
     settings: &Settings,
     engine: &mut Engine,
     user_round_up: bool,
     tally: &mut Tally,
-) -> Result<(), String> {
+    ignored: &mut IgnoredLines,
+) -> Result<(), Failure> {
     let summary = loop {
-        let summary = wait_for_summary(link)?;
-        let Some(summary) = summary else { continue };
+        let Some((summary, id)) = wait_for_summary(link, ignored)? else { continue };
         log::info!(
             "game {}: {} (black) vs {} (white), we play {}",
             summary.game_id,
@@ -147,8 +190,9 @@ fn play_one(
             summary.names[1],
             color_name(summary.my_color)
         );
-        link.send(&format!("AGREE {}", summary.game_id))?;
-        if wait_for_start(link, &summary.game_id)? {
+        // The Game_ID goes back as the server's bytes, UTF-8 or not.
+        link.send_bytes(&[b"AGREE ".as_slice(), &id].concat()).map_err(Failure::Lost)?;
+        if wait_for_start(link, &id, settings, ignored)? {
             break summary;
         }
     };
@@ -172,7 +216,8 @@ fn play_one(
         log::info!("{m}");
     }
     let mut game = Game::new(summary, settings, link.sender());
-    let end = game.play(link, engine);
+    let end = game.play(link, engine, ignored);
+    ignored.report();
     // The table and the histories are cleared now, between games, so that the next game's start
     // (its clock already running) finds them clean.
     for m in engine.new_game() {
@@ -220,62 +265,97 @@ fn play_one(
     end
 }
 
-/// Reads up to the end of the next summary. `Ok(None)`: a summary that cannot be played (the
-/// game is rejected, with why).
-fn wait_for_summary(link: &mut Link) -> Result<Option<GameSummary>, String> {
+/// Reads up to the end of the next summary; with it, its Game_ID as the server's bytes.
+/// `Ok(None)`: a summary that cannot be played (the game is rejected, with why). A server may
+/// keep a client waiting for a game as long as it likes (floodgate pairs every half hour): the
+/// keep-alives check the connection meanwhile.
+fn wait_for_summary(
+    link: &mut Link,
+    ignored: &mut IgnoredLines,
+) -> Result<Option<(GameSummary, Vec<u8>)>, Failure> {
     loop {
         match link.next(None) {
-            Some(Event::Line(line)) if line == "BEGIN Game_Summary" => break,
-            Some(Event::Line(line)) if !line.is_empty() => {
-                log::info!("waiting for a game: '{}'", shorten(&line))
+            Some(Event::Line(line)) if line.text == "BEGIN Game_Summary" => break,
+            Some(Event::Line(line)) if !line.text.is_empty() => {
+                ignored.line("waiting for a game", &line.text)
             }
-            Some(Event::Closed(e)) => return Err(format!("while waiting for a game: {e}")),
+            Some(Event::Closed(e)) => return Err(Failure::Lost(format!("while waiting for a game: {e}"))),
+            Some(Event::Stop) => return Err(Failure::Stopped),
             _ => {}
         }
     }
     let mut reader = SummaryReader::default();
+    let mut id = None;
     loop {
         match link.next(None) {
-            Some(Event::Line(line)) if reader.line(&line) => break,
-            Some(Event::Closed(e)) => return Err(format!("in the Game_Summary: {e}")),
+            Some(Event::Line(line)) => {
+                if let Some(bytes) = line.bytes().strip_prefix(b"Game_ID:") {
+                    // The last one, as the reader keeps it.
+                    id = Some(bytes.to_vec());
+                }
+                if reader.line(&line.text) {
+                    break;
+                }
+            }
+            Some(Event::Closed(e)) => return Err(Failure::Lost(format!("in the Game_Summary: {e}"))),
+            Some(Event::Stop) => return Err(Failure::Stopped),
             _ => {}
         }
     }
-    let id = reader.game_id().map(str::to_string);
-    match reader.finish() {
-        Ok(summary) => Ok(Some(summary)),
-        Err(e) => {
-            log::error!("Game_Summary rejected: {e}");
-            link.send(&match id {
-                Some(id) => format!("REJECT {id}"),
-                None => "REJECT".to_string(),
-            })?;
+    match (reader.finish(), id) {
+        (Ok(summary), Some(id)) => Ok(Some((summary, id))),
+        (result, id) => {
+            log::error!("Game_Summary rejected: {}", result.err().unwrap_or_else(|| "no Game_ID".into()));
+            let reject = match id {
+                Some(id) => [b"REJECT ".as_slice(), &id].concat(),
+                None => b"REJECT".to_vec(),
+            };
+            link.send_bytes(&reject).map_err(Failure::Lost)?;
             Ok(None)
         }
     }
 }
 
-/// After `AGREE`: true at `START`, false at `REJECT` (the opponent declined).
-fn wait_for_start(link: &mut Link, game_id: &str) -> Result<bool, String> {
+/// After `AGREE`: true at `START`, false at `REJECT` (the opponent declined). `id`: the
+/// Game_ID as the server's bytes.
+fn wait_for_start(
+    link: &mut Link,
+    id: &[u8],
+    settings: &Settings,
+    ignored: &mut IgnoredLines,
+) -> Result<bool, Failure> {
+    let deadline = Instant::now() + Duration::from_secs(settings.answer_wait_s);
     loop {
-        match link.next(None) {
+        match link.next(Some(deadline)) {
             Some(Event::Line(line)) => {
-                if line.starts_with("START:") {
-                    if line != format!("START:{game_id}") {
-                        log::warn!("'{}' names another game; playing {game_id}", shorten(&line));
+                if let Some(named) = line.bytes().strip_prefix(b"START:") {
+                    if named != id {
+                        log::warn!(
+                            "'{}' names another game; playing {}",
+                            shorten(&line.text),
+                            String::from_utf8_lossy(id)
+                        );
                     }
                     return Ok(true);
                 }
-                if line.starts_with("REJECT:") {
-                    log::info!("game rejected: {}", shorten(&line));
+                if line.text.starts_with("REJECT:") {
+                    log::info!("game rejected: {}", shorten(&line.text));
                     return Ok(false);
                 }
-                if !line.is_empty() {
-                    log::info!("waiting for START: '{}' ignored", shorten(&line));
+                if !line.text.is_empty() {
+                    ignored.line("waiting for START", &line.text);
                 }
             }
-            Some(Event::Closed(e)) => return Err(format!("before START: {e}")),
-            _ => {}
+            None => {
+                return Err(Failure::Lost(format!(
+                    "no START within {} s of AGREE {}",
+                    settings.answer_wait_s,
+                    String::from_utf8_lossy(id)
+                )))
+            }
+            Some(Event::Closed(e)) => return Err(Failure::Lost(format!("before START: {e}"))),
+            Some(Event::Stop) => return Err(Failure::Stopped),
+            Some(Event::Best { .. }) => {}
         }
     }
 }
@@ -342,6 +422,11 @@ struct Game<'a> {
     result: Vec<String>,
     /// The server sent something this client cannot follow: no more moves are sent.
     lost_track: bool,
+    /// While pondering: when the opponent's whole clock (and [`PONDER_GRACE`]) has run out
+    /// without a move; the search on its time is stopped then.
+    ponder_deadline: Option<Instant>,
+    /// After a stop: the game was resigned, and the server's result is awaited until then.
+    stopping: Option<Instant>,
 }
 
 impl<'a> Game<'a> {
@@ -352,7 +437,7 @@ impl<'a> Game<'a> {
         for &(m, t) in &summary.moves {
             let c = pos.side_to_move();
             clock.charge(c, t.unwrap_or(0));
-            used_ms[c.index()] += t.unwrap_or(0);
+            used_ms[c.index()] = u64::saturating_add(used_ms[c.index()], t.unwrap_or(0));
             pos.do_move(m);
         }
         let record = GameRecord::new(&summary, SystemTime::now());
@@ -370,6 +455,8 @@ impl<'a> Game<'a> {
             unechoed: None,
             result: Vec::new(),
             lost_track: false,
+            ponder_deadline: None,
+            stopping: None,
         }
     }
 
@@ -377,27 +464,63 @@ impl<'a> Game<'a> {
         self.pos.side_to_move() == self.summary.my_color
     }
 
-    /// Plays until the server's final result line. Err: the connection was lost.
-    fn play(&mut self, link: &mut Link, engine: &mut Engine) -> Result<(), String> {
+    /// Plays until the server's final result line. Err: the connection was lost
+    /// ([`Failure::Dropped`]), or a stop came and the server did not end the game in time
+    /// ([`Failure::Stopped`]).
+    fn play(
+        &mut self,
+        link: &mut Link,
+        engine: &mut Engine,
+        ignored: &mut IgnoredLines,
+    ) -> Result<(), Failure> {
+        let id = self.summary.game_id.clone();
+        let dropped = |e: String| Failure::Dropped(format!("game {id}: {e}"));
         if self.my_turn() {
             self.think(engine, false);
         }
         loop {
-            let event = link.next(None).unwrap_or_else(|| Event::Closed("no event".into()));
+            let deadline = self.stopping.or(self.ponder_deadline.filter(|_| self.pondering.is_some()));
+            let Some(event) = link.next(deadline) else {
+                if self.stopping.is_some() {
+                    log::warn!(
+                        "game {}: no result from the server after the resignation",
+                        self.summary.game_id
+                    );
+                    self.result.push("stopped by a signal; the server gave no result".into());
+                    return Err(Failure::Stopped);
+                }
+                self.stop_pondering(engine);
+                continue;
+            };
             match event {
                 Event::Closed(e) => {
                     self.result.push(format!("connection lost: {e}"));
-                    return Err(format!("game {}: {e}", self.summary.game_id));
+                    return Err(dropped(e));
+                }
+                Event::Stop => {
+                    link.stop_seen();
+                    engine.stop_and_wait();
+                    self.search = 0;
+                    self.pondering = None;
+                    self.stopping = Some(Instant::now() + STOP_WAIT);
+                    // A %TORYO sent on the opponent's turn is held by shogi-server until ours.
+                    log::info!("game {}: resigning (%TORYO) to stop", self.summary.game_id);
+                    self.record.push_comment("stopped by a signal: %TORYO sent");
+                    link.send("%TORYO").map_err(dropped)?;
                 }
                 Event::Best { search, best, info } => {
-                    if search == self.search && self.pondering.is_none() && self.my_turn() && !self.lost_track
+                    if search == self.search
+                        && self.search != 0
+                        && self.pondering.is_none()
+                        && self.my_turn()
+                        && !self.lost_track
                     {
                         self.search = 0;
-                        self.answer(link, engine, best, info)?;
+                        self.answer(link, engine, best, info).map_err(dropped)?;
                     }
                 }
                 Event::Line(line) => {
-                    if self.line(engine, &line)? {
+                    if self.line(engine, &line.text, ignored) {
                         return Ok(());
                     }
                 }
@@ -405,10 +528,25 @@ impl<'a> Game<'a> {
         }
     }
 
+    /// Ends the search on the opponent's time: the server has been silent for longer than the
+    /// opponent's clock holds.
+    fn stop_pondering(&mut self, engine: &mut Engine) {
+        if self.pondering.take().is_some() {
+            log::warn!(
+                "game {}: no move from the server for longer than the opponent's clock holds; \
+                 pondering stopped",
+                self.summary.game_id
+            );
+            engine.stop_and_wait();
+            self.search = 0;
+        }
+        self.ponder_deadline = None;
+    }
+
     /// One line from the server during the game; true at the end of the game.
-    fn line(&mut self, engine: &mut Engine, line: &str) -> Result<bool, String> {
+    fn line(&mut self, engine: &mut Engine, line: &str, ignored: &mut IgnoredLines) -> bool {
         if line.is_empty() {
-            return Ok(false);
+            return false;
         }
         // Result lines are `#` and capitals (`#WIN`); `##[...]` lines are server notices.
         let code = line
@@ -416,23 +554,23 @@ impl<'a> Game<'a> {
             .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'));
         if let Some(code) = code {
             self.result.push(line.to_string());
-            return Ok(matches!(code, "WIN" | "LOSE" | "DRAW" | "CENSORED" | "CHUDAN"));
+            return matches!(code, "WIN" | "LOSE" | "DRAW" | "CENSORED" | "CHUDAN");
         }
         if line.starts_with('%') {
             // %TORYO or %KACHI of either side, echoed with its time.
-            let (word, time) = split_time(line, self.summary.time[0].unit_ms);
+            let (word, time) = self.split_time(line, self.pos.side_to_move());
             if self.unechoed.as_ref().is_some_and(|(sent, _)| sent == word) {
                 self.unechoed = None;
             }
             self.record.push_move(word, time);
-            return Ok(false);
+            return false;
         }
         if line.starts_with('+') || line.starts_with('-') {
             self.move_line(engine, line);
-            return Ok(false);
+            return false;
         }
-        log::info!("game {}: '{}' ignored", self.summary.game_id, shorten(line));
-        Ok(false)
+        ignored.line(&format!("game {}", self.summary.game_id), line);
+        false
     }
 
     /// A move of either side, as the server relays it with the time it charged.
@@ -440,25 +578,32 @@ impl<'a> Game<'a> {
         let Some(mover) = super::notation::color_from_sign(line.chars().next().unwrap_or(' ')) else {
             return;
         };
-        let (body, time) = split_time(line, self.summary.time[mover.index()].unit_ms);
+        let (body, time) = self.split_time(line, mover);
         if mover == self.summary.my_color {
             // The echo of our move.
-            let comment = match self.unechoed.take() {
-                Some((sent, comment)) if sent == body => comment,
+            match self.unechoed.take() {
+                Some((sent, comment)) if sent == body => {
+                    self.charge(mover, time);
+                    self.record.push_move(body, time);
+                    if let Some(c) = comment {
+                        self.record.push_comment(&c);
+                    }
+                }
                 other => {
                     log::error!(
-                        "the server relays our move as '{}', we sent {:?}",
+                        "game {}: the server relays our move as '{}', we sent {:?}; no more moves are sent",
+                        self.summary.game_id,
                         shorten(body),
                         other.map(|o| o.0)
                     );
                     self.lost_track = true;
-                    None
+                    // Not a move of the record: it was not played from the record's position
+                    // (the record replays up to here).
+                    self.record.push_comment(&format!(
+                        "the server relayed '{}' as our move, which we did not send",
+                        shorten(line)
+                    ));
                 }
-            };
-            self.charge(mover, time);
-            self.record.push_move(body, time);
-            if let Some(c) = comment {
-                self.record.push_comment(&c);
             }
             return;
         }
@@ -477,6 +622,11 @@ impl<'a> Game<'a> {
         self.charge(mover, time);
         self.record.push_move(body, time);
         self.pos.do_move(m);
+        self.ponder_deadline = None;
+        if self.stopping.is_some() {
+            // Resigned: the game is recorded to its end, not played.
+            return;
+        }
         match self.pondering.take() {
             Some(expected) if expected == m => {
                 // The search on the opponent's time goes on as ours, with the clock as it is now.
@@ -491,10 +641,43 @@ impl<'a> Game<'a> {
         }
     }
 
+    /// Charges `c` the time the server reports; a time beyond all the clock held (the server
+    /// should have ended the game) is reported and counted as all of it.
     fn charge(&mut self, c: Color, time: Option<u64>) {
         let t = time.unwrap_or(0);
+        let r = &self.summary.time[c.index()];
+        let held = [r.byoyomi_ms, r.increment_ms, r.unit_ms, r.least_ms]
+            .iter()
+            .fold(self.clock.remaining(c), |sum, &ms| sum.saturating_add(ms));
+        if t > held {
+            log::warn!(
+                "game {}: the server charged {} ms for a move of {}, more than the clock held ({held} ms)",
+                self.summary.game_id,
+                t,
+                color_name(c)
+            );
+        }
         self.clock.charge(c, t);
-        self.used_ms[c.index()] += t;
+        self.used_ms[c.index()] = self.used_ms[c.index()].saturating_add(t);
+    }
+
+    /// `+7776FU,T12` -> (`+7776FU`, Some(12 units of `mover`'s clock in ms)); other comma fields
+    /// are dropped. A time that is not a number is reported and taken as none; one too large for
+    /// the arithmetic saturates (and [`Game::charge`] reports it).
+    fn split_time<'l>(&self, line: &'l str, mover: Color) -> (&'l str, Option<u64>) {
+        let unit_ms = self.summary.time[mover.index()].unit_ms;
+        let mut fields = line.split(',');
+        let body = fields.next().unwrap_or("");
+        let time = fields.find_map(|f| f.strip_prefix('T')).and_then(|t| match t.parse::<u64>() {
+            Ok(units) => Some(units.saturating_mul(unit_ms)),
+            // More digits than a u64 holds: still a time, beyond any clock.
+            Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => Some(u64::MAX),
+            Err(_) => {
+                log::warn!("game {}: '{}': the time is not a number", self.summary.game_id, shorten(line));
+                None
+            }
+        });
+        (body, time)
     }
 
     /// Starts a search: for our move, or (`ponder`) on the opponent's time from `self.pos`, which
@@ -575,6 +758,12 @@ impl<'a> Game<'a> {
             self.think(engine, true);
             self.pos = real;
             self.pondering = Some(p);
+            // The opponent's whole clock, and a grace for the server's own time-keeping.
+            let opponent = self.summary.time[me.flip().index()];
+            let clock = [opponent.byoyomi_ms, opponent.increment_ms, opponent.unit_ms]
+                .iter()
+                .fold(self.clock.remaining(me.flip()), |sum, &ms| sum.saturating_add(ms));
+            self.ponder_deadline = Instant::now().checked_add(Duration::from_millis(clock) + PONDER_GRACE);
         }
         Ok(())
     }
@@ -587,13 +776,4 @@ impl<'a> Game<'a> {
             _ => Outcome::Unfinished,
         }
     }
-}
-
-/// `+7776FU,T12` -> (`+7776FU`, Some(12 units in ms)); other comma fields are dropped.
-fn split_time(line: &str, unit_ms: u64) -> (&str, Option<u64>) {
-    let mut fields = line.split(',');
-    let body = fields.next().unwrap_or("");
-    let time =
-        fields.find_map(|f| f.strip_prefix('T')).and_then(|t| t.parse::<u64>().ok()).map(|t| t * unit_ms);
-    (body, time)
 }

@@ -24,7 +24,8 @@ impl ServerClock {
     pub fn charge(&mut self, color: Color, used_ms: u64) {
         let c = color.index();
         let used = used_ms.max(self.rules[c].least_ms);
-        self.remaining[c] = self.remaining[c].saturating_sub(used) + self.rules[c].increment_ms;
+        // Saturating: the times come from the server, and an absurd one must not wrap.
+        self.remaining[c] = self.remaining[c].saturating_sub(used).saturating_add(self.rules[c].increment_ms);
     }
 
     /// Main time left to `color`, in ms.
@@ -68,7 +69,7 @@ impl ServerClock {
     pub fn is_flagging(&self, color: Color) -> bool {
         let c = color.index();
         let r = &self.rules[c];
-        r.byoyomi_ms == 0 && self.remaining[c] + r.increment_ms < r.unit_ms.min(1000)
+        r.byoyomi_ms == 0 && self.remaining[c].saturating_add(r.increment_ms) < r.unit_ms.min(1000)
     }
 }
 

@@ -15,6 +15,7 @@
 //! margin_ms = 500      # the server's clock less this is what the search sees
 //! keepalive_s = 30     # an empty line after this long without sending
 //! reconnect_s = 10     # the wait before connecting again (doubled up to 5 min on failures)
+//! answer_wait_s = 60   # how long the server may take to answer LOGIN, AGREE and LOGOUT
 //! record_dir = "csa-records"
 //! eval_comment = true  # floodgate's ,'* <score> <pv> after each move
 //!
@@ -26,6 +27,13 @@
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+/// The largest `margin_ms`: a minute off the clock leaves no time in any game a server offers.
+const MAX_MARGIN_MS: i64 = 60_000;
+/// The longest `keepalive_s`, `reconnect_s` and `answer_wait_s`, an hour: the waits are added to
+/// the clock's instants, which a value near `u64::MAX` would overflow, and a longer wait is a
+/// client that looks hung.
+const MAX_WAIT_S: i64 = 3600;
+
 /// `hayate csa` flags.
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct CsaArgs {
@@ -33,7 +41,7 @@ pub struct CsaArgs {
     #[arg(long)]
     pub host: Option<String>,
     /// The server's port (default 4081) [env: CSA_PORT].
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub port: Option<u16>,
     /// Login name: a handle, or shogi-server's direct form `<handle>+<game>+<black|white>`
     /// [env: CSA_ID].
@@ -56,8 +64,9 @@ pub struct CsaArgs {
     /// Think on the opponent's time.
     #[arg(long)]
     pub ponder: Option<bool>,
-    /// Milliseconds taken off the server's clock for the way to the server (default 500).
-    #[arg(long)]
+    /// Milliseconds taken off the server's clock for the way to the server (default 500, at most
+    /// 60000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(..=MAX_MARGIN_MS as u64))]
     pub margin_ms: Option<u64>,
     /// Folder for the game records (default csa-records).
     #[arg(long)]
@@ -80,7 +89,9 @@ struct FileSettings {
 #[serde(deny_unknown_fields)]
 struct ServerSection {
     host: Option<String>,
-    port: Option<u16>,
+    /// Numbers are read as TOML's integers and range-checked here, so that a value out of range
+    /// is reported by name.
+    port: Option<i64>,
     id: Option<String>,
     password: Option<String>,
     game: Option<String>,
@@ -90,11 +101,12 @@ struct ServerSection {
 #[derive(Deserialize, Default, Debug)]
 #[serde(deny_unknown_fields)]
 struct ClientSection {
-    games: Option<u32>,
+    games: Option<i64>,
     ponder: Option<bool>,
-    margin_ms: Option<u64>,
-    keepalive_s: Option<u64>,
-    reconnect_s: Option<u64>,
+    margin_ms: Option<i64>,
+    keepalive_s: Option<i64>,
+    reconnect_s: Option<i64>,
+    answer_wait_s: Option<i64>,
     record_dir: Option<PathBuf>,
     eval_comment: Option<bool>,
 }
@@ -113,6 +125,8 @@ pub struct Settings {
     pub margin_ms: u64,
     pub keepalive_s: u64,
     pub reconnect_s: u64,
+    /// How long the server may take to answer a `LOGIN`, an `AGREE` or a `LOGOUT`.
+    pub answer_wait_s: u64,
     pub record_dir: PathBuf,
     pub eval_comment: bool,
     /// USI options as `name = value` text pairs, sorted by name.
@@ -142,8 +156,12 @@ pub fn resolve(
     let port = match args.port {
         Some(p) => p,
         None => match env("CSA_PORT").filter(|v| !v.is_empty()) {
-            Some(v) => v.parse().map_err(|_| format!("CSA_PORT '{v}' is not a port number"))?,
-            None => s.port.unwrap_or(4081),
+            Some(v) => v
+                .parse()
+                .ok()
+                .filter(|&p| p != 0)
+                .ok_or_else(|| format!("CSA_PORT '{v}' is not a port number (1 to 65535)"))?,
+            None => in_range("[server] port", s.port, 1, 65_535)?.map_or(4081, |p| p as u16),
         },
     };
     let id =
@@ -164,16 +182,22 @@ pub fn resolve(
         };
         options.push((name.clone(), text));
     }
+    let games = in_range("[client] games", c.games, 0, u32::MAX.into())?.map(|g| g as u32);
+    let margin_ms = in_range("[client] margin_ms", c.margin_ms, 0, MAX_MARGIN_MS)?.map(|m| m as u64);
+    let wait = |key: &str, value: Option<i64>, default: u64| {
+        in_range(&format!("[client] {key}"), value, 1, MAX_WAIT_S).map(|v| v.map_or(default, |v| v as u64))
+    };
     Ok(Settings {
         host,
         port,
         login_id,
         login_password,
-        games: args.games.or(c.games).unwrap_or(1),
+        games: args.games.or(games).unwrap_or(1),
         ponder: args.ponder.or(c.ponder).unwrap_or(true),
-        margin_ms: args.margin_ms.or(c.margin_ms).unwrap_or(500),
-        keepalive_s: c.keepalive_s.unwrap_or(30).max(1),
-        reconnect_s: c.reconnect_s.unwrap_or(10).max(1),
+        margin_ms: args.margin_ms.or(margin_ms).unwrap_or(500),
+        keepalive_s: wait("keepalive_s", c.keepalive_s, 30)?,
+        reconnect_s: wait("reconnect_s", c.reconnect_s, 10)?,
+        answer_wait_s: wait("answer_wait_s", c.answer_wait_s, 60)?,
         record_dir: args
             .record_dir
             .clone()
@@ -182,6 +206,14 @@ pub fn resolve(
         eval_comment: c.eval_comment.unwrap_or(true),
         options,
     })
+}
+
+/// `value` when it is from `min` to `max`; an error naming `key` when it is not.
+fn in_range(key: &str, value: Option<i64>, min: i64, max: i64) -> Result<Option<i64>, String> {
+    match value {
+        Some(v) if !(min..=max).contains(&v) => Err(format!("{key} = {v}: must be from {min} to {max}")),
+        v => Ok(v),
+    }
 }
 
 /// The `LOGIN` name and password: as given, or built from the game name (see [`CsaArgs`]).

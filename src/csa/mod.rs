@@ -7,9 +7,11 @@
 mod client;
 pub mod clock;
 pub mod config;
+mod ignored;
 mod link;
 pub mod notation;
 pub mod record;
+mod stop;
 pub mod summary;
 
 use crate::engine::options::Options;
@@ -24,6 +26,9 @@ pub use config::{CsaArgs, Settings};
 /// Returns the tally; an error for settings or a login that cannot work.
 pub fn main(args: &CsaArgs, file: Option<&Path>, engine_options: Options) -> Result<Tally, String> {
     let settings = config::resolve(args, file, &|var| std::env::var(var).ok())?;
+    if let Err(e) = stop::install() {
+        log::warn!("{e}");
+    }
     let mut engine = Engine::new(engine_options);
     for (name, value) in &settings.options {
         engine.set_option(name, value).map_err(|e| format!("[options] {name}: {e}"))?;

@@ -93,7 +93,10 @@ impl GameRecord {
         s
     }
 
-    /// Writes the record to `<dir>/<game id>.csa` (characters unsafe in a file name replaced).
+    /// Writes the record to `<dir>/<game id>.csa` (characters unsafe in a file name replaced), or
+    /// to `<game id>-2.csa`, `-3`, ... when that name is taken: a record never replaces another
+    /// (a server may use a Game_ID twice). The file appears whole or not at all: the text is
+    /// written to a temporary file in `dir` first, synced, then linked under its name.
     pub fn save(&self, dir: &Path) -> std::io::Result<PathBuf> {
         std::fs::create_dir_all(dir)?;
         let name: String = self
@@ -103,10 +106,57 @@ impl GameRecord {
             .take(150)
             .collect();
         let name = if name.is_empty() || name.starts_with('.') { format!("game{name}") } else { name };
-        let path = dir.join(format!("{name}.csa"));
-        std::fs::write(&path, self.text())?;
-        Ok(path)
+        let temp = write_temp(dir, &name, self.text().as_bytes())?;
+        let placed = place(&temp, dir, &name);
+        let _ = std::fs::remove_file(&temp);
+        placed
     }
+}
+
+/// The most records of one Game_ID kept apart (`-2` to `-MAX_SAME_ID`); past it saving fails.
+const MAX_SAME_ID: u32 = 10_000;
+
+/// Writes `bytes` to a new hidden file in `dir` named after `name`, synced to the disk.
+fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    for n in 0..100u32 {
+        let temp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
+        let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let written = file.write_all(bytes).and_then(|()| file.sync_all());
+        if let Err(e) = written {
+            drop(file);
+            let _ = std::fs::remove_file(&temp);
+            return Err(e);
+        }
+        return Ok(temp);
+    }
+    Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "no free temporary file name"))
+}
+
+/// Gives the written file `temp` the first free name of `<name>.csa`, `<name>-2.csa`, ...: a hard
+/// link, which fails rather than replace a file of that name. Where the file system has no hard
+/// links, a rename to a name not taken (a race with another writer is then possible).
+fn place(temp: &Path, dir: &Path, name: &str) -> std::io::Result<PathBuf> {
+    for n in 1..=MAX_SAME_ID {
+        let path = if n == 1 { dir.join(format!("{name}.csa")) } else { dir.join(format!("{name}-{n}.csa")) };
+        match std::fs::hard_link(temp, &path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(_) if !path.exists() => {
+                std::fs::rename(temp, &path)?;
+                return Ok(path);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        format!("{MAX_SAME_ID} records named {name} already"),
+    ))
 }
 
 /// `YYYY/MM/DD HH:MM:SS` in UTC.
