@@ -68,6 +68,14 @@ impl MateRunner {
         self.wait();
     }
 
+    /// Waits for a job that was asked to stop (it is about to report); one still solving is
+    /// left to run.
+    pub fn wait_if_stopped(&mut self) {
+        if self.job.as_ref().is_some_and(|j| j.stop.load(Ordering::Acquire)) {
+            self.wait();
+        }
+    }
+
     /// Waits for the job to end and takes the solver back.
     pub fn wait(&mut self) {
         if let Some(j) = self.job.take() {

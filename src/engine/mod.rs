@@ -90,6 +90,10 @@ pub struct Engine {
     applied: Applied,
     /// A search has written to the table and the histories since they were last cleared.
     tables_used: bool,
+    /// An option was set since [`Engine::prepare`] last brought the net and the book in line
+    /// with the options: the next search does it first when no `isready` came between (a
+    /// `setoption` sent during a search, with an `isready` answered while it still ran).
+    options_changed: bool,
 }
 
 /// Sizes last asked of the resources, so that one the system could not grant in full is not
@@ -116,6 +120,7 @@ impl Engine {
             mate: MateRunner::default(),
             applied: Applied { hash_mb: 1, threads: 1 },
             tables_used: false,
+            options_changed: true,
         }
     }
 
@@ -128,7 +133,11 @@ impl Engine {
     pub fn set_option_bytes(&mut self, name: &str, value: &[u8]) -> Result<bool, OptionError> {
         match std::str::from_utf8(value) {
             Ok(text) => self.set_option(name, text).map(|_| false),
-            Err(_) => self.options.set_bytes(name, value).map(|(_, lossy)| lossy),
+            Err(_) => {
+                let lossy = self.options.set_bytes(name, value).map(|(_, lossy)| lossy)?;
+                self.options_changed = true;
+                Ok(lossy)
+            }
         }
     }
 
@@ -137,6 +146,7 @@ impl Engine {
     /// effect at the next [`Engine::prepare`]; in a `tune` build a search parameter at once.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<&'static str, OptionError> {
         let name = self.options.set(name, value)?;
+        self.options_changed = true;
         if name == options::MULTI_PV && self.pool.is_searching() {
             // An analysis in a GUI: the running search starts its deepening again with the new
             // number of lines.
@@ -169,18 +179,35 @@ impl Engine {
     /// Gets ready to search (USI `isready`): brings the table size, the number of threads, the
     /// NNUE net and the book in line with the options, and clears the table and the histories
     /// when a search has used them (see [`Engine::new_game`]). Returns messages for the user
-    /// (which net and book were loaded, or why none). Does nothing while a search is still thinking; a search that has given its best
-    /// move is waited for.
+    /// (which net and book were loaded, or why none).
+    ///
+    /// A search still thinking (an `isready` during `go infinite`: a GUI asking whether the
+    /// engine is alive) is left alone and nothing is done, so that the answer comes at once; the
+    /// options then apply at the next search. A search that was told to stop, or that has given
+    /// its best move, is waited for first: after `stop`, `isready` comes after the search's
+    /// best move, and options set in between are not skipped.
     pub fn prepare(&mut self) -> Vec<String> {
-        if self.pool.is_searching() {
+        let stopping = self.pool.control().stop.load(std::sync::atomic::Ordering::SeqCst);
+        if self.pool.is_searching() && !stopping {
             return Vec::new();
         }
         self.pool.wait();
-        let mut messages = self.apply_resources();
-        messages.extend(self.net.load(&self.options, &self.eval_type().fallback()));
+        self.mate.wait_if_stopped();
+        let mut messages = self.load_files();
+        messages.extend(self.apply_resources());
+        self.clear_tables();
+        messages
+    }
+
+    /// Loads the net and the book the options name (each only when it changed) and gives the
+    /// net to the threads. The net comes before the table and the threads, which take what
+    /// memory is left. Returns what happened, for the user.
+    fn load_files(&mut self) -> Vec<String> {
+        let mut messages: Vec<String> =
+            self.net.load(&self.options, &self.eval_type().fallback()).into_iter().collect();
         messages.extend(self.book.load(&self.options));
         self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
-        self.clear_tables();
+        self.options_changed = false;
         messages
     }
 
@@ -216,6 +243,13 @@ impl Engine {
     /// once (not while pondering or analysing: `go ponder`, `go infinite`).
     pub fn start_search(&mut self, limits: Limits, reporter: Arc<dyn Reporter>) {
         self.stop_and_wait();
+        if self.options_changed {
+            // Options set since the last `isready` (or with no `isready` at all): the book and
+            // the net they name are read now, before the book is asked.
+            for message in self.load_files() {
+                reporter.message(&message);
+            }
+        }
         if !limits.ponder && !limits.infinite && self.play_from_book(&limits, reporter.as_ref()) {
             return;
         }
