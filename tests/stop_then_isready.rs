@@ -3,98 +3,18 @@
 //! in between (here a book) are applied before the next `go`, whether the `isready` came after
 //! the `stop` or during the search.
 
-use std::io::{BufRead, BufReader, Write};
+// Each test file uses only part of the driver.
+#[allow(dead_code)]
+mod driver;
+
+use driver::{is_best, Engine};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The start position with one book move, one no search would choose.
 const BOOK: &str = "#YANEURAOU-DB2016 1.00\n\
                     sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n\
                     1g1f none 0 32 1\n";
-
-/// An engine being talked to line by line; killed when dropped.
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    /// Every line it printed so far, for the failure messages.
-    seen: Vec<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start hayate");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine { child, stdin, lines, seen: Vec::new() }
-    }
-
-    fn send(&mut self, text: &str) {
-        self.stdin.write_all(text.as_bytes()).expect("write to hayate");
-        self.stdin.flush().expect("flush");
-    }
-
-    /// The lines up to and including the first one that `done` accepts (within 15 s).
-    fn until(&mut self, done: impl Fn(&str) -> bool) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        let mut got = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    got.push(line.clone());
-                    if done(&line) {
-                        return got;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("no answer in 15 s; output:\n{}", self.seen.join("\n"))
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("hayate ended; output:\n{}", self.seen.join("\n"))
-                }
-            }
-        }
-    }
-
-    /// Sends `quit` and checks that the engine ends cleanly.
-    fn quit(mut self) {
-        self.send("quit\n");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                assert!(status.success(), "exit {status}; output:\n{}", self.seen.join("\n"));
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        panic!("no exit after quit; output:\n{}", self.seen.join("\n"));
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// A book file with [`BOOK`] in a fresh folder.
 fn book(name: &str) -> PathBuf {
@@ -104,10 +24,6 @@ fn book(name: &str) -> PathBuf {
     let path = dir.join("book.db");
     std::fs::write(&path, BOOK).unwrap();
     path
-}
-
-fn is_best(line: &str) -> bool {
-    line.starts_with("bestmove ")
 }
 
 /// The issue's session, several times (the old engine got it right about one time in six): `go

@@ -100,7 +100,8 @@ impl MateRunner {
                 drop(other);
                 self.solver_mb = table_mb;
                 // The solver runs on a thread with a deep stack: leave room for it.
-                let reserve = crate::mate::STACK_BYTES as u64;
+                let stack = crate::mate::STACK_BYTES as u64;
+                let reserve = memory::Reserve { memory: stack, address_space: stack };
                 let (solver, mb) = memory::largest_fitting_leaving(table_mb, reserve, MateSolver::try_new);
                 if mb < table_mb {
                     reporter.message(&memory::shrunk_message("MateHash", table_mb, mb));

@@ -49,12 +49,14 @@ pub mod path_bytes;
 
 use crate::eval::{EvalType, Evaluator};
 use crate::position::{MoveList, Position};
+use crate::search::thread::{STACK_SIZE, THREAD_ADDRESS_SPACE, THREAD_MEMORY};
 use crate::search::{
     BestMove, Limits, Reporter, ScoreBound, SearchConfig, SearchInfo, ThreadPool, TranspositionTable,
 };
 use crate::types::{Score, Value};
 use book::{BookChoice, BookSlot};
 use mate::{MateReporter, MateRequest, MateRunner};
+use memory::Reserve;
 use net::NetSlot;
 use options::{OptionError, Options};
 use std::sync::Arc;
@@ -369,36 +371,89 @@ impl Engine {
         self.options.int(options::FV_SCALE) as i32
     }
 
-    /// Makes the table and threads match the options (when no search runs).
-    /// Brings the table size and the number of threads in line with the options; returns what
-    /// could not be had in full (the engine goes on with less).
+    /// Brings the table size and the number of threads in line with the options (when no
+    /// search runs); returns what could not be had in full (the engine goes on with less).
+    ///
+    /// Threads first, fewer than asked where their tables would not fit with head room (see
+    /// [`memory::threads_that_fit`]); then the table takes what memory is left, less the stacks
+    /// the threads will map when a search starts.
     fn apply_resources(&mut self) -> Vec<String> {
         let mut messages = Vec::new();
-        // Threads first: the table takes what memory is left.
+        let mb = self.options.int(options::USI_HASH) as usize;
+        if self.applied.hash_mb != mb {
+            // Free the old table before anything else is sized: it is replaced.
+            self.tt = Arc::new(TranspositionTable::new(1));
+        }
         let threads = self.options.int(options::THREADS) as usize;
         if self.applied.threads != threads {
-            let got = self.pool.set_threads(threads);
+            let current = self.pool.threads();
+            let each = Reserve { memory: THREAD_MEMORY as u64, address_space: THREAD_ADDRESS_SPACE as u64 };
+            let reserve = SYSTEM_RESERVE.plus(thread_stacks(current));
+            let fit = memory::threads_that_fit(threads, current, each, reserve);
+            let got = self.pool.set_threads(fit);
             self.applied.threads = threads;
             if got < threads {
                 messages.push(format!(
-                    "Threads {threads}: cannot allocate the memory of more than {got} threads, using {got}"
+                    "Threads {threads}: cannot allocate the memory of more than {got} threads \
+                     (about {} MiB each, with room left for the table and the system), using {got}",
+                    THREAD_MEMORY >> 20
                 ));
             }
         }
-        let mb = self.options.int(options::USI_HASH) as usize;
         if self.applied.hash_mb != mb {
-            // Free the old table before allocating the new one.
-            self.tt = Arc::new(TranspositionTable::new(1));
             let threads = self.pool.threads();
-            let (tt, got) = memory::largest_fitting(mb, |mb| TranspositionTable::try_new_on(mb, threads));
+            let reserve = SYSTEM_RESERVE.plus(thread_stacks(threads));
+            let (tt, message) = match memory::room_for_table_mb(reserve) {
+                Some(room_mb) if mb > room_mb => {
+                    // More than can be had: the fallback leaves half of what is left to the
+                    // system and other programs, and is zeroed for at most a second, so that a
+                    // GUI gets its `readyok` soon (zeroing the fitting size could take many
+                    // seconds).
+                    let fallback = (room_mb / 2).max(1);
+                    let deadline = std::time::Instant::now() + FALLBACK_ZEROING;
+                    let (tt, _) = memory::largest_fitting_within(fallback, None, |mb| {
+                        TranspositionTable::try_new_until(mb, threads, deadline)
+                    });
+                    let got = tt.size_mb().max(1);
+                    let mut message = memory::shrunk_message(options::USI_HASH, mb, got);
+                    message.push_str(&if got < fallback {
+                        format!(
+                            " (the part of {fallback} MiB, half the memory left, that could be made ready \
+                             within a second; set up to {fallback} MiB to have it whole, at a slower isready)"
+                        )
+                    } else {
+                        " (half the memory left beside the other tables)".to_string()
+                    });
+                    (tt, Some(message))
+                }
+                _ => {
+                    let (tt, got) = memory::largest_fitting_leaving(mb, reserve, |mb| {
+                        TranspositionTable::try_new_on(mb, threads)
+                    });
+                    (tt, (got < mb).then(|| memory::shrunk_message(options::USI_HASH, mb, got)))
+                }
+            };
             self.tt = Arc::new(tt);
             self.applied.hash_mb = mb;
-            if got < mb {
-                messages.push(memory::shrunk_message(options::USI_HASH, mb, got));
-            }
+            messages.extend(message);
         }
         messages
     }
+}
+
+/// What the threads and the table leave to the rest: a net's decode (130 MB at its peak, beside
+/// the net in use), the search's own allocations, and some room for the system.
+const SYSTEM_RESERVE: Reserve = Reserve { memory: 256 << 20, address_space: 256 << 20 };
+
+/// How long a fallback table (one sized by the engine, the asked one being more than can be
+/// had) may take to be zeroed at `isready`.
+const FALLBACK_ZEROING: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// What the stacks of `threads` search threads take once a search starts them: their whole size
+/// in address space, and in memory the pages a search reaches, and the allocator's arena of
+/// each.
+fn thread_stacks(threads: usize) -> Reserve {
+    Reserve { memory: 8 << 20, address_space: (STACK_SIZE + (64 << 20)) as u64 }.times(threads)
 }
 
 #[cfg(test)]
