@@ -1,5 +1,6 @@
-//! Tables sized to the memory the system grants: a size that is more than the free memory, or
-//! that the allocator refuses, is halved until one fits, and the user is told.
+//! Tables and threads sized to the memory the system grants: a size that is more than the free
+//! memory, or that the allocator refuses, is halved until one fits, threads are held to those
+//! whose tables and stacks fit with head room, and the user is told.
 //!
 //! Linux grants large allocations it cannot back (overcommit) and kills the process when the
 //! table is filled, so there the size is first held to the memory the kernel reports available
@@ -49,10 +50,14 @@ pub(crate) fn largest_fitting_leaving<T>(
 /// the table and the system keep some (a table of 1 MiB, a search thread's allocations).
 /// At least one; `wanted` where the room cannot be read.
 pub(crate) fn threads_that_fit(wanted: usize, current: usize, each: Reserve, reserve: Reserve) -> usize {
+    threads_that_fit_in(room(), wanted, current, each, reserve)
+}
+
+/// [`threads_that_fit`] in `room`.
+fn threads_that_fit_in(room: Room, wanted: usize, current: usize, each: Reserve, reserve: Reserve) -> usize {
     if wanted <= current {
         return wanted.max(1);
     }
-    let room = room();
     let fit = |room: Option<u64>, reserve: u64, each: u64| {
         room.map_or(usize::MAX, |r| (r.saturating_sub(reserve) / 4 * 3 / each.max(1)) as usize)
     };
@@ -164,6 +169,26 @@ mod tests {
         assert_eq!(largest_fitting_within(65536, Some(20000), make), (16384, 16384));
         assert_eq!(*tried.borrow(), vec![16384], "sizes beyond the limit are not even tried");
         assert_eq!(largest_fitting_within(256, Some(0), Some), (1, 1));
+    }
+
+    #[test]
+    fn threads_take_three_quarters_of_the_room_after_the_reserve() {
+        const MB: u64 = 1 << 20;
+        let each = Reserve { memory: 100 * MB, address_space: 200 * MB };
+        let reserve = Reserve { memory: 200 * MB, address_space: 200 * MB };
+        let room = |memory: Option<u64>, address_space: Option<u64>| Room { memory, address_space };
+        // 1000 MB left after the reserve: 750 for new threads, 7 of them.
+        let r = room(Some(1200 * MB), None);
+        assert_eq!(threads_that_fit_in(r, 64, 1, each, reserve), 8);
+        assert_eq!(threads_that_fit_in(r, 4, 1, each, reserve), 4);
+        // The address space binds: 750 MB of it, 3 threads.
+        let r = room(Some(100_000 * MB), Some(1200 * MB));
+        assert_eq!(threads_that_fit_in(r, 64, 2, each, reserve), 5);
+        // Fewer than there are is always granted, and one at least.
+        assert_eq!(threads_that_fit_in(room(Some(0), Some(0)), 64, 3, each, reserve), 3);
+        assert_eq!(threads_that_fit_in(room(Some(0), Some(0)), 2, 3, each, reserve), 2);
+        assert_eq!(threads_that_fit_in(room(Some(0), None), 64, 0, each, reserve), 1);
+        assert_eq!(threads_that_fit_in(room(None, None), 512, 1, each, reserve), 512);
     }
 
     #[test]
