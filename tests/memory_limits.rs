@@ -60,15 +60,23 @@ fn threads_beyond_the_memory_are_fewer_with_a_message_and_no_abort() {
 
 /// Item 1, the net: under limits so tight that the table, the threads or the net's decode (128
 /// MB at its peak) cannot have what they want, the engine still answers `readyok` and a
-/// `bestmove` and ends at `quit`, with a smaller table or without the net. The old engine
-/// aborted in the decode.
+/// `bestmove` and ends at `quit`, with a smaller table, without the net, or without a search.
+/// The old engine aborted in the decode. The limits are the engine's own address space after
+/// `usi` plus 60 to 450 MB, so that they bind the same on any machine.
 #[test]
 fn a_tight_address_space_never_aborts_the_engine() {
-    let runs: Vec<_> = [250_000u64, 300_000, 400_000, 600_000]
+    let mut e = Engine::start();
+    e.send("usi\n");
+    e.until(|l| l == "usiok");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", e.pid())).expect("the engine's status");
+    let line = status.lines().find(|l| l.starts_with("VmSize:")).expect("VmSize");
+    let base_kib: u64 = line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("a size");
+    e.quit();
+    let runs: Vec<_> = [60u64, 100, 150, 250, 450]
         .into_iter()
-        .map(|kib| {
+        .map(|mb| {
             std::thread::spawn(move || {
-                let mut e = Engine::start_limited(kib);
+                let mut e = Engine::start_limited(base_kib + mb * 1024);
                 e.send("usi\nisready\n");
                 e.until(|l| l == "readyok");
                 e.send("position startpos\ngo depth 3\n");

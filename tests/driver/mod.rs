@@ -55,6 +55,11 @@ impl Engine {
         Engine { child, stdin, lines, seen: Vec::new() }
     }
 
+    /// The engine's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Writes `text` (whole lines) to the engine; returns when it was written.
     pub fn send(&mut self, text: &str) -> Instant {
         self.stdin.write_all(text.as_bytes()).expect("write to hayate");
