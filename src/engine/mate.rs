@@ -68,6 +68,14 @@ impl MateRunner {
         self.wait();
     }
 
+    /// Waits for a job that was asked to stop (it is about to report); one still solving is
+    /// left to run.
+    pub fn wait_if_stopped(&mut self) {
+        if self.job.as_ref().is_some_and(|j| j.stop.load(Ordering::Acquire)) {
+            self.wait();
+        }
+    }
+
     /// Waits for the job to end and takes the solver back.
     pub fn wait(&mut self) {
         if let Some(j) = self.job.take() {
@@ -92,7 +100,8 @@ impl MateRunner {
                 drop(other);
                 self.solver_mb = table_mb;
                 // The solver runs on a thread with a deep stack: leave room for it.
-                let reserve = crate::mate::STACK_BYTES as u64;
+                let stack = crate::mate::STACK_BYTES as u64;
+                let reserve = memory::Reserve { memory: stack, address_space: stack };
                 let (solver, mb) = memory::largest_fitting_leaving(table_mb, reserve, MateSolver::try_new);
                 if mb < table_mb {
                     reporter.message(&memory::shrunk_message("MateHash", table_mb, mb));

@@ -47,12 +47,14 @@ pub mod user_file;
 
 use crate::eval::{EvalType, Evaluator};
 use crate::position::{MoveList, Position};
+use crate::search::thread::{STACK_SIZE, THREAD_ADDRESS_SPACE, THREAD_MEMORY};
 use crate::search::{
     BestMove, Limits, Reporter, ScoreBound, SearchConfig, SearchInfo, ThreadPool, TranspositionTable,
 };
 use crate::types::{Score, Value};
 use book::{BookChoice, BookSlot};
 use mate::{MateReporter, MateRequest, MateRunner};
+use memory::Reserve;
 use net::NetSlot;
 use options::{OptionError, Options};
 use std::sync::Arc;
@@ -88,6 +90,10 @@ pub struct Engine {
     applied: Applied,
     /// A search has written to the table and the histories since they were last cleared.
     tables_used: bool,
+    /// An option was set since [`Engine::prepare`] last brought the net and the book in line
+    /// with the options: the next search does it first when no `isready` came between (a
+    /// `setoption` sent during a search, with an `isready` answered while it still ran).
+    options_changed: bool,
 }
 
 /// Sizes last asked of the resources, so that one the system could not grant in full is not
@@ -114,6 +120,7 @@ impl Engine {
             mate: MateRunner::default(),
             applied: Applied { hash_mb: 1, threads: 1 },
             tables_used: false,
+            options_changed: true,
         }
     }
 
@@ -126,7 +133,11 @@ impl Engine {
     pub fn set_option_bytes(&mut self, name: &str, value: &[u8]) -> Result<bool, OptionError> {
         match std::str::from_utf8(value) {
             Ok(text) => self.set_option(name, text).map(|_| false),
-            Err(_) => self.options.set_bytes(name, value).map(|(_, lossy)| lossy),
+            Err(_) => {
+                let lossy = self.options.set_bytes(name, value).map(|(_, lossy)| lossy)?;
+                self.options_changed = true;
+                Ok(lossy)
+            }
         }
     }
 
@@ -135,6 +146,7 @@ impl Engine {
     /// effect at the next [`Engine::prepare`]; in a `tune` build a search parameter at once.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<&'static str, OptionError> {
         let name = self.options.set(name, value)?;
+        self.options_changed = true;
         if name == options::MULTI_PV && self.pool.is_searching() {
             // An analysis in a GUI: the running search starts its deepening again with the new
             // number of lines.
@@ -167,18 +179,35 @@ impl Engine {
     /// Gets ready to search (USI `isready`): brings the table size, the number of threads, the
     /// NNUE net and the book in line with the options, and clears the table and the histories
     /// when a search has used them (see [`Engine::new_game`]). Returns messages for the user
-    /// (which net and book were loaded, or why none). Does nothing while a search is still thinking; a search that has given its best
-    /// move is waited for.
+    /// (which net and book were loaded, or why none).
+    ///
+    /// A search still thinking (an `isready` during `go infinite`: a GUI asking whether the
+    /// engine is alive) is left alone and nothing is done, so that the answer comes at once; the
+    /// options then apply at the next search. A search that was told to stop, or that has given
+    /// its best move, is waited for first: after `stop`, `isready` comes after the search's
+    /// best move, and options set in between are not skipped.
     pub fn prepare(&mut self) -> Vec<String> {
-        if self.pool.is_searching() {
+        let stopping = self.pool.control().stop.load(std::sync::atomic::Ordering::SeqCst);
+        if self.pool.is_searching() && !stopping {
             return Vec::new();
         }
         self.pool.wait();
-        let mut messages = self.apply_resources();
-        messages.extend(self.net.load(&self.options, &self.eval_type().fallback()));
+        self.mate.wait_if_stopped();
+        let mut messages = self.load_files();
+        messages.extend(self.apply_resources());
+        self.clear_tables();
+        messages
+    }
+
+    /// Loads the net and the book the options name (each only when it changed) and gives the
+    /// net to the threads. The net comes before the table and the threads, which take what
+    /// memory is left. Returns what happened, for the user.
+    fn load_files(&mut self) -> Vec<String> {
+        let mut messages: Vec<String> =
+            self.net.load(&self.options, &self.eval_type().fallback()).into_iter().collect();
         messages.extend(self.book.load(&self.options));
         self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
-        self.clear_tables();
+        self.options_changed = false;
         messages
     }
 
@@ -214,6 +243,13 @@ impl Engine {
     /// once (not while pondering or analysing: `go ponder`, `go infinite`).
     pub fn start_search(&mut self, limits: Limits, reporter: Arc<dyn Reporter>) {
         self.stop_and_wait();
+        if self.options_changed {
+            // Options set since the last `isready` (or with no `isready` at all): the book and
+            // the net they name are read now, before the book is asked.
+            for message in self.load_files() {
+                reporter.message(&message);
+            }
+        }
         if !limits.ponder && !limits.infinite && self.play_from_book(&limits, reporter.as_ref()) {
             return;
         }
@@ -333,36 +369,89 @@ impl Engine {
         self.options.int(options::FV_SCALE) as i32
     }
 
-    /// Makes the table and threads match the options (when no search runs).
-    /// Brings the table size and the number of threads in line with the options; returns what
-    /// could not be had in full (the engine goes on with less).
+    /// Brings the table size and the number of threads in line with the options (when no
+    /// search runs); returns what could not be had in full (the engine goes on with less).
+    ///
+    /// Threads first, fewer than asked where their tables would not fit with head room (see
+    /// [`memory::threads_that_fit`]); then the table takes what memory is left, less the stacks
+    /// the threads will map when a search starts.
     fn apply_resources(&mut self) -> Vec<String> {
         let mut messages = Vec::new();
-        // Threads first: the table takes what memory is left.
+        let mb = self.options.int(options::USI_HASH) as usize;
+        if self.applied.hash_mb != mb {
+            // Free the old table before anything else is sized: it is replaced.
+            self.tt = Arc::new(TranspositionTable::new(1));
+        }
         let threads = self.options.int(options::THREADS) as usize;
         if self.applied.threads != threads {
-            let got = self.pool.set_threads(threads);
+            let current = self.pool.threads();
+            let each = Reserve { memory: THREAD_MEMORY as u64, address_space: THREAD_ADDRESS_SPACE as u64 };
+            let reserve = SYSTEM_RESERVE.plus(thread_stacks(current));
+            let fit = memory::threads_that_fit(threads, current, each, reserve);
+            let got = self.pool.set_threads(fit);
             self.applied.threads = threads;
             if got < threads {
                 messages.push(format!(
-                    "Threads {threads}: cannot allocate the memory of more than {got} threads, using {got}"
+                    "Threads {threads}: cannot allocate the memory of more than {got} threads \
+                     (about {} MiB each, with room left for the table and the system), using {got}",
+                    THREAD_MEMORY >> 20
                 ));
             }
         }
-        let mb = self.options.int(options::USI_HASH) as usize;
         if self.applied.hash_mb != mb {
-            // Free the old table before allocating the new one.
-            self.tt = Arc::new(TranspositionTable::new(1));
             let threads = self.pool.threads();
-            let (tt, got) = memory::largest_fitting(mb, |mb| TranspositionTable::try_new_on(mb, threads));
+            let reserve = SYSTEM_RESERVE.plus(thread_stacks(threads));
+            let (tt, message) = match memory::room_for_table_mb(reserve) {
+                Some(room_mb) if mb > room_mb => {
+                    // More than can be had: the fallback leaves half of what is left to the
+                    // system and other programs, and is zeroed for at most a second, so that a
+                    // GUI gets its `readyok` soon (zeroing the fitting size could take many
+                    // seconds).
+                    let fallback = (room_mb / 2).max(1);
+                    let deadline = std::time::Instant::now() + FALLBACK_ZEROING;
+                    let (tt, _) = memory::largest_fitting_within(fallback, None, |mb| {
+                        TranspositionTable::try_new_until(mb, threads, deadline)
+                    });
+                    let got = tt.size_mb().max(1);
+                    let mut message = memory::shrunk_message(options::USI_HASH, mb, got);
+                    message.push_str(&if got < fallback {
+                        format!(
+                            " (the part of {fallback} MiB, half the memory left, that could be made ready \
+                             within a second; set up to {fallback} MiB to have it whole, at a slower isready)"
+                        )
+                    } else {
+                        " (half the memory left beside the other tables)".to_string()
+                    });
+                    (tt, Some(message))
+                }
+                _ => {
+                    let (tt, got) = memory::largest_fitting_leaving(mb, reserve, |mb| {
+                        TranspositionTable::try_new_on(mb, threads)
+                    });
+                    (tt, (got < mb).then(|| memory::shrunk_message(options::USI_HASH, mb, got)))
+                }
+            };
             self.tt = Arc::new(tt);
             self.applied.hash_mb = mb;
-            if got < mb {
-                messages.push(memory::shrunk_message(options::USI_HASH, mb, got));
-            }
+            messages.extend(message);
         }
         messages
     }
+}
+
+/// What the threads and the table leave to the rest: a net's decode (130 MB at its peak, beside
+/// the net in use), the search's own allocations, and some room for the system.
+const SYSTEM_RESERVE: Reserve = Reserve { memory: 256 << 20, address_space: 256 << 20 };
+
+/// How long a fallback table (one sized by the engine, the asked one being more than can be
+/// had) may take to be zeroed at `isready`.
+const FALLBACK_ZEROING: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// What the stacks of `threads` search threads take once a search starts them: their whole size
+/// in address space, and in memory the pages a search reaches, and the allocator's arena of
+/// each.
+fn thread_stacks(threads: usize) -> Reserve {
+    Reserve { memory: 8 << 20, address_space: (STACK_SIZE + (64 << 20)) as u64 }.times(threads)
 }
 
 #[cfg(test)]

@@ -66,6 +66,12 @@ impl NetSlot {
             Err(NnueError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 (None, format!("no NNUE file at {}: using {fallback}", path.display()))
             }
+            Err(e @ NnueError::OutOfMemory { .. }) => {
+                // Not the file's fault: read it again at the next attempt, when memory may
+                // have been freed.
+                self.source = None;
+                (None, format!("{}: {e}; using {fallback}", path.display()))
+            }
             Err(e) => (None, format!("{}: {e}; using {fallback}", path.display())),
         };
         self.net = net;

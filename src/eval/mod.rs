@@ -76,6 +76,7 @@ impl EvalType {
             EvalType::Nnue if nnue::embedded_net::network().is_some() => {
                 format!("the embedded net {}", nnue::embedded_net::NAME)
             }
+            EvalType::Nnue => "the linear evaluation (the embedded net could not be decoded)".to_string(),
             EvalType::Material => "material only".to_string(),
             _ => "the linear evaluation".to_string(),
         }

@@ -40,6 +40,9 @@ pub struct StructureCorrection {
 }
 
 impl StructureCorrection {
+    /// The bytes of the tables for each thread sharing them (256 KB).
+    pub const SHARED_BYTES_PER_THREAD: usize = 4 * 2 * SIZE * 2;
+
     /// The tables of `threads` threads, all zero, or `None` when the allocator refuses the
     /// memory (256 KB a thread).
     pub fn try_new(threads: usize) -> Option<StructureCorrection> {
@@ -82,6 +85,9 @@ impl StructureCorrection {
 }
 
 impl CorrectionHistory {
+    /// The bytes of one thread's table (13 MB; its pages rounded up).
+    pub const BYTES: usize = 2 * PIECE_TO * PIECE_TO + super::large_pages::LARGE_PAGE;
+
     pub fn try_new() -> Option<CorrectionHistory> {
         Some(CorrectionHistory { continuation: zeroed(PIECE_TO * PIECE_TO)? })
     }

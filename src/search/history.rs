@@ -139,6 +139,12 @@ pub fn zeroed(len: usize) -> Option<Table> {
 }
 
 impl History {
+    /// The bytes of one thread's histories, about (each table's pages rounded up): the
+    /// continuation history (50 MB) is nearly all of it.
+    pub const BYTES: usize = 2 * (2 * FROM_TO + LOW_PLY * FROM_TO + PIECE_TO * PieceType::NUM)
+        + 2 * (CONT_ROWS + 1) * PIECE_TO
+        + 4 * super::large_pages::LARGE_PAGE;
+
     /// Histories as a new game starts them, or `None` when the allocator refuses the memory (the
     /// continuation history takes about 54 MB).
     pub fn try_new() -> Option<History> {
@@ -315,6 +321,9 @@ pub struct PawnHistory {
 }
 
 impl PawnHistory {
+    /// The bytes of the pawn history for each thread sharing it (5 MB).
+    pub const BYTES_PER_THREAD: usize = 2 * PAWN_HISTORY_SIZE * PIECE_TO;
+
     /// The pawn history of `threads` threads, as a new game starts it, or `None` when the
     /// allocator refuses the memory (about 5 MB a thread).
     pub fn try_new(threads: usize) -> Option<PawnHistory> {

@@ -10,6 +10,8 @@ use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 /// Types for which all-zero bytes are a valid value (the tables are allocated zeroed).
 ///
@@ -25,7 +27,7 @@ unsafe impl ZeroValid for u64 {}
 unsafe impl ZeroValid for std::sync::atomic::AtomicI16 {}
 
 /// The size of a large page, and the alignment of large tables.
-const LARGE_PAGE: usize = 2 * 1024 * 1024;
+pub const LARGE_PAGE: usize = 2 * 1024 * 1024;
 
 /// A fixed-size zeroed slice, on large pages where possible.
 pub struct LargeSlice<T: ZeroValid> {
@@ -49,6 +51,51 @@ impl<T: ZeroValid> LargeSlice<T> {
     /// share of the pages: the first writes to fresh memory are page faults, and a table of
     /// gigabytes takes seconds of them on one thread.
     pub fn try_zeroed_on(len: usize, threads: usize) -> Option<LargeSlice<T>> {
+        let (raw, layout) = LargeSlice::<T>::allocate(len)?;
+        if layout.align() == LARGE_PAGE {
+            // SAFETY: `raw` is a fresh allocation of `layout.size()` bytes, ours alone;
+            // `MaybeUninit` bytes may be uninitialised.
+            let bytes: &mut [MaybeUninit<u8>] =
+                unsafe { std::slice::from_raw_parts_mut(raw.as_ptr().cast(), layout.size()) };
+            fill_in_shares(bytes, MaybeUninit::new(0u8), threads, LARGE_PAGE);
+        }
+        Some(LargeSlice { ptr: raw.cast(), len, layout })
+    }
+
+    /// [`LargeSlice::try_zeroed_on`], the zeroing cut short at `deadline`: the slice is then
+    /// shorter than `len` (the pages zeroed from its start; at least one), and the pages left
+    /// over are never touched, so they cost no memory. For a table the engine picked the size
+    /// of itself, which must not hold up the answer to `isready` for seconds.
+    pub fn try_zeroed_until(len: usize, threads: usize, deadline: Instant) -> Option<LargeSlice<T>> {
+        let (raw, layout) = LargeSlice::<T>::allocate(len)?;
+        if layout.align() != LARGE_PAGE {
+            return Some(LargeSlice { ptr: raw.cast(), len, layout });
+        }
+        // SAFETY: as in `try_zeroed_on`.
+        let bytes: &mut [MaybeUninit<u8>] =
+            unsafe { std::slice::from_raw_parts_mut(raw.as_ptr().cast(), layout.size()) };
+        let pages = bytes.len() / LARGE_PAGE;
+        let zeroed: Vec<AtomicBool> = (0..pages).map(|_| AtomicBool::new(false)).collect();
+        // Popped from the end: the first pages first. The first is zeroed whatever the time, so
+        // that the table has a page.
+        let items: Vec<(usize, &mut [MaybeUninit<u8>])> =
+            bytes.chunks_mut(LARGE_PAGE).enumerate().rev().collect();
+        super::parallel::for_each_on(items, threads, |(i, page)| {
+            if i == 0 || Instant::now() < deadline {
+                page.fill(MaybeUninit::new(0u8));
+                zeroed[i].store(true, Ordering::Relaxed);
+            }
+        });
+        // A page zeroed after one that was skipped (threads race at the deadline) is not used.
+        let ready = zeroed.iter().position(|z| !z.load(Ordering::Relaxed)).unwrap_or(pages);
+        let len = len.min(ready * LARGE_PAGE / std::mem::size_of::<T>().max(1));
+        Some(LargeSlice { ptr: raw.cast(), len, layout })
+    }
+
+    /// Memory for `len` elements, or `None` when the allocator refuses it: a large table
+    /// aligned to a large page, advised to use large pages and not yet zeroed; a small one
+    /// zeroed.
+    fn allocate(len: usize) -> Option<(NonNull<u8>, Layout)> {
         let bytes = len.checked_mul(std::mem::size_of::<T>())?.max(1);
         let large = bytes >= LARGE_PAGE;
         let align = if large { LARGE_PAGE } else { std::mem::align_of::<T>() };
@@ -57,22 +104,14 @@ impl<T: ZeroValid> LargeSlice<T> {
         let raw = if large {
             // The advice must come before the first write: pages already touched stay small.
             // SAFETY: `layout` has a non-zero size.
-            let raw = unsafe { alloc(layout) };
-            if raw.is_null() {
-                return None;
-            }
-            advise_large_pages(raw, size);
-            // SAFETY: `raw` is a fresh allocation of `size` bytes, ours alone; `MaybeUninit`
-            // bytes may be uninitialised.
-            let bytes = unsafe { std::slice::from_raw_parts_mut(raw.cast::<MaybeUninit<u8>>(), size) };
-            fill_in_shares(bytes, MaybeUninit::new(0), threads, LARGE_PAGE);
+            let raw = NonNull::new(unsafe { alloc(layout) })?;
+            advise_large_pages(raw.as_ptr(), size);
             raw
         } else {
             // SAFETY: `layout` has a non-zero size.
-            unsafe { alloc_zeroed(layout) }
+            NonNull::new(unsafe { alloc_zeroed(layout) })?
         };
-        let ptr = NonNull::new(raw.cast::<T>())?;
-        Some(LargeSlice { ptr, len, layout })
+        Some((raw, layout))
     }
 }
 
@@ -156,5 +195,19 @@ mod tests {
                 assert_eq!(s.as_ptr() as usize % LARGE_PAGE, 0);
             }
         }
+    }
+
+    #[test]
+    fn zeroing_until_a_deadline_keeps_the_pages_zeroed_in_time() {
+        let len = 4 * LARGE_PAGE / 2;
+        let past = Instant::now();
+        let s = LargeSlice::<i16>::try_zeroed_until(len, 2, past).unwrap();
+        assert_eq!(s.len(), LARGE_PAGE / 2, "the first page only");
+        assert!(s.iter().all(|&x| x == 0));
+        let later = Instant::now() + std::time::Duration::from_secs(60);
+        let s = LargeSlice::<i16>::try_zeroed_until(len + 5, 3, later).unwrap();
+        assert_eq!(s.len(), len + 5);
+        assert!(s.iter().all(|&x| x == 0));
+        assert_eq!(LargeSlice::<i16>::try_zeroed_until(10, 1, past).unwrap().len(), 10);
     }
 }

@@ -29,7 +29,19 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// Stack size of search threads (deep recursion with move lists on the stack).
-const STACK_SIZE: usize = 64 * 1024 * 1024;
+pub const STACK_SIZE: usize = 64 * 1024 * 1024;
+
+/// The memory one more search thread takes, about: its own histories, its part of the shared
+/// ones (twice it, as their number of threads is rounded up to a power of two) and 8 MiB for the
+/// rest (the principal-variation table, the evaluator, the stack pages a search reaches).
+pub const THREAD_MEMORY: usize = super::history::History::BYTES
+    + super::correction::CorrectionHistory::BYTES
+    + 2 * (PawnHistory::BYTES_PER_THREAD + StructureCorrection::SHARED_BYTES_PER_THREAD)
+    + 8 * 1024 * 1024;
+
+/// The address space one more search thread takes, about: [`THREAD_MEMORY`], the whole of its
+/// stack, and the 64 MiB that glibc's allocator maps for a thread's own arena.
+pub const THREAD_ADDRESS_SPACE: usize = THREAD_MEMORY + STACK_SIZE + 64 * 1024 * 1024;
 
 /// Search settings taken from the engine's options when a search starts. The defaults here are the
 /// options' defaults (the option declarations take them from here).

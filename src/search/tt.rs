@@ -146,6 +146,18 @@ impl TranspositionTable {
         Some(TranspositionTable { clusters, generation: AtomicU64::new(0) })
     }
 
+    /// [`TranspositionTable::try_new_on`], the zeroing cut short at `deadline`: the table is
+    /// then smaller than asked (what was zeroed in time; at least 2 MiB, or `mb` if less).
+    pub fn try_new_until(
+        mb: usize,
+        threads: usize,
+        deadline: std::time::Instant,
+    ) -> Option<TranspositionTable> {
+        let n = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Cluster>()).max(1);
+        let clusters = super::large_pages::LargeSlice::try_zeroed_until(n, threads, deadline)?;
+        Some(TranspositionTable { clusters, generation: AtomicU64::new(0) })
+    }
+
     /// Size in megabytes.
     pub fn size_mb(&self) -> usize {
         self.clusters.len() * std::mem::size_of::<Cluster>() / (1024 * 1024)

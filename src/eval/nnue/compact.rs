@@ -52,6 +52,8 @@ pub enum CompactError {
     TrailingBytes(usize),
     /// The rebuilt `nn.bin` is not a valid net.
     Net(NnueError),
+    /// The allocator refused the memory of the rebuilt net (`bytes` of it).
+    OutOfMemory { bytes: usize },
 }
 
 impl fmt::Display for CompactError {
@@ -68,6 +70,13 @@ impl fmt::Display for CompactError {
             }
             CompactError::TrailingBytes(n) => write!(f, "compact net has {n} trailing bytes"),
             CompactError::Net(e) => write!(f, "compact net rebuilds an invalid nn.bin: {e}"),
+            CompactError::OutOfMemory { bytes } => {
+                write!(
+                    f,
+                    "not enough memory to decode the compact net ({} MiB could not be had)",
+                    bytes >> 20
+                )
+            }
         }
     }
 }
@@ -140,7 +149,12 @@ pub fn decode(buf: &[u8]) -> Result<Vec<u8>, CompactError> {
     let n = c.u32("nn.bin suffix")? as usize;
     let suffix = c.take(n, "nn.bin suffix")?;
 
-    let mut p = vec![0i64; FE_END * FT_OUT];
+    // The decode's buffers (3 MB here, 64 MB for the result) are asked for fallibly: the
+    // system may be short of memory, and the engine then plays on without this net.
+    let mut p = Vec::new();
+    p.try_reserve_exact(FE_END * FT_OUT)
+        .map_err(|_| CompactError::OutOfMemory { bytes: FE_END * FT_OUT * 8 })?;
+    p.resize(FE_END * FT_OUT, 0i64);
     for v in p.iter_mut() {
         *v = c.varint("piece-square factor")?;
     }
@@ -150,7 +164,9 @@ pub fn decode(buf: &[u8]) -> Result<Vec<u8>, CompactError> {
     let masks = c.take(rows_marked * MASK_BYTES, "residual masks")?;
 
     // Prefix, the transformer weights, suffix: the size of the nn.bin to come.
-    let mut out = Vec::with_capacity(prefix.len() + NUM_FEATURES * FT_OUT * 2 + suffix.len());
+    let len = prefix.len() + NUM_FEATURES * FT_OUT * 2 + suffix.len();
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| CompactError::OutOfMemory { bytes: len })?;
     out.extend_from_slice(prefix);
     // P's rows as nn.bin bytes, for the rows without residuals (None: a value outside i16).
     let p_rows: Vec<Option<Vec<u8>>> = p
@@ -189,7 +205,11 @@ pub fn decode(buf: &[u8]) -> Result<Vec<u8>, CompactError> {
 
 /// The net that the compact bytes `buf` stand for.
 pub fn load(buf: &[u8]) -> Result<Network, CompactError> {
-    Network::from_bytes(&decode(buf)?).map_err(CompactError::Net)
+    Network::from_bytes(&decode(buf)?).map_err(|e| match e {
+        // The allocator's refusal, not a flaw of the bytes.
+        NnueError::OutOfMemory { bytes } => CompactError::OutOfMemory { bytes },
+        e => CompactError::Net(e),
+    })
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 //! training command) is in nets/README.md, "Generation 4"; `python -m trainer.compact unpack
 //! nets/hayate-gen4.hnnc nn.bin` writes the same net as a YaneuraOu `nn.bin`.
 
-use super::{compact, Network};
-use once_cell::sync::Lazy;
+use super::compact::{self, CompactError};
+use super::Network;
+use once_cell::sync::OnceCell;
 use std::sync::Arc;
 
 /// The embedded net's name (its file in `nets/` without the `.hnnc`).
@@ -14,19 +15,27 @@ pub const NAME: &str = "hayate-gen4";
 /// The compact bytes of the embedded net.
 pub static BYTES: &[u8] = include_bytes!("../../../nets/hayate-gen4.hnnc");
 
-static NET: Lazy<Option<Arc<Network>>> = Lazy::new(|| match compact::load(BYTES) {
-    Ok(net) => Some(Arc::new(net)),
-    Err(e) => {
-        // Only a broken build gets here (the tests decode these bytes); the linear evaluation
-        // plays instead.
-        log::error!("the embedded net {NAME} cannot be decoded: {e}; using the linear evaluation");
-        None
-    }
-});
+/// The decoded net, once a decode has succeeded (or found the bytes broken: `None`).
+static NET: OnceCell<Option<Arc<Network>>> = OnceCell::new();
 
-/// The embedded net (decoded at the first call, then shared).
+/// The embedded net, decoded at the first call, then shared. A decode the allocator refused
+/// memory for (128 MB at its peak) is tried again at the next call: memory may have been freed
+/// since (a smaller table or fewer threads), and the linear evaluation plays meanwhile.
 pub fn network() -> Option<&'static Arc<Network>> {
-    NET.as_ref()
+    let decoded = NET.get_or_try_init(|| match compact::load(BYTES) {
+        Ok(net) => Ok(Some(Arc::new(net))),
+        Err(e @ CompactError::OutOfMemory { .. }) => {
+            log::warn!("the embedded net {NAME}: {e}; using the linear evaluation until it can be decoded");
+            Err(())
+        }
+        Err(e) => {
+            // Only a broken build gets here (the tests decode these bytes); the linear
+            // evaluation plays instead.
+            log::error!("the embedded net {NAME} cannot be decoded: {e}; using the linear evaluation");
+            Ok(None)
+        }
+    });
+    decoded.ok().and_then(Option::as_ref)
 }
 
 #[cfg(test)]

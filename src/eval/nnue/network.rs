@@ -94,6 +94,8 @@ pub enum NnueError {
     TransformerHash { found: u32 },
     /// The network hash is wrong although the file hash is right: a corrupt file.
     NetworkHash { found: u32 },
+    /// The allocator refused the memory of the file or of the weights (`bytes` of it).
+    OutOfMemory { bytes: usize },
 }
 
 impl fmt::Display for NnueError {
@@ -139,6 +141,9 @@ impl fmt::Display for NnueError {
             ),
             NnueError::NetworkHash { found } => {
                 write!(f, "corrupt NNUE file: network hash 0x{found:08X}, expected 0x{NETWORK_HASH:08X}")
+            }
+            NnueError::OutOfMemory { bytes } => {
+                write!(f, "not enough memory to read the net ({} MiB more could not be had)", bytes >> 20)
             }
         }
     }
@@ -240,7 +245,10 @@ impl Network {
         if meta.len() > limit {
             return Err(NnueError::TrailingBytes { len: meta.len() as usize, expected: CLASSIC_FILE_BYTES });
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        let mut bytes = Vec::new();
+        // Fallible: the file is read whole (64 MB), and the system may be short of memory.
+        let len = meta.len() as usize;
+        bytes.try_reserve_exact(len).map_err(|_| NnueError::OutOfMemory { bytes: len })?;
         std::fs::File::open(path).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes)).map_err(io)?;
         Network::from_bytes(&bytes)
     }
@@ -278,7 +286,13 @@ impl Network {
         }
         let mut ft_bias = Row([0; FT_OUT]);
         r.i16s(&mut ft_bias.0, expected)?;
-        let mut ft_weight = vec![Row([0; FT_OUT]); NUM_FEATURES].into_boxed_slice();
+        // The transformer's weights are 64 MB: asked for fallibly, as the system may be short.
+        let mut ft_weight = Vec::new();
+        ft_weight
+            .try_reserve_exact(NUM_FEATURES)
+            .map_err(|_| NnueError::OutOfMemory { bytes: NUM_FEATURES * std::mem::size_of::<Row>() })?;
+        ft_weight.resize(NUM_FEATURES, Row([0; FT_OUT]));
+        let mut ft_weight = ft_weight.into_boxed_slice();
         for row in ft_weight.iter_mut() {
             r.i16s(&mut row.0, expected)?;
         }
