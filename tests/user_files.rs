@@ -330,3 +330,41 @@ fn gensfen_refuses_an_output_that_is_an_input() {
     assert_eq!(std::fs::read_to_string(dir.join("openings.txt")).unwrap(), "startpos\n");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `hayate tune` (the linear evaluation's data and fit) reads and writes files the same way:
+/// `tune fit` refuses an `--out` that is one of its data files (it would have overwritten the
+/// data with the weights' source) and a data file that is a FIFO (it blocked); `tune gen`
+/// refuses an `--out` that is its openings file, and a full disk ends it with a message and
+/// status 1 (it panicked, an abort in a release build).
+#[cfg(unix)]
+#[test]
+fn tune_refuses_outputs_that_are_inputs_and_reports_a_full_disk() {
+    let dir = temp_dir("tune");
+    let data = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\t0\t0.5\n";
+    std::fs::write(dir.join("d.txt"), data).unwrap();
+    std::fs::write(dir.join("o.txt"), "startpos moves 7g7f\n").unwrap();
+    let tune = |args: &[&str]| {
+        let mut cmd = Command::new(HAYATE);
+        cmd.arg("tune").args(args).current_dir(&dir);
+        let (code, err, _) = run_to_end(cmd);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        (code, err)
+    };
+    let (code, err) = tune(&["fit", "d.txt", "--out", "./d.txt"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("same file"), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("d.txt")).unwrap(), data, "the data file changed");
+    let (code, err) = tune(&["gen", "--out", "o.txt", "--openings", "o.txt", "--games", "1"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("same file"), "{err}");
+    let status = Command::new("mkfifo").arg(dir.join("fifo")).status().unwrap();
+    assert!(status.success());
+    let (code, err) = tune(&["fit", "fifo", "--out", "w.rs"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("FIFO"), "{err}");
+    if Path::new("/dev/full").exists() {
+        let (code, err) = tune(&["gen", "--out", "/dev/full", "--games", "1", "--nodes", "100"]);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("No space left"), "{err}");
+    }
+}

@@ -7,10 +7,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use crate::engine::user_file::read_regular_text;
+use crate::tools::file_identity::check_outputs;
+use crate::tools::gensfen::opening::MAX_OPENINGS_FILE_BYTES;
+
+/// The largest data file `tune fit` reads (the positions are held in memory, several times the
+/// text's size, so a larger file could not be fitted anyway).
+const DATA_LIMIT: u64 = 16 << 30;
+
 /// The opening lines of a file: one `position` argument list per line (`startpos moves ...` or
 /// `sfen ...`); blank lines and `#` comments skipped.
 fn read_openings(path: &Path) -> Result<Vec<String>, String> {
-    Ok(std::fs::read_to_string(path)
+    Ok(read_regular_text(path, MAX_OPENINGS_FILE_BYTES)
         .map_err(|e| format!("{}: {e}", path.display()))?
         .lines()
         .map(str::trim)
@@ -23,6 +31,8 @@ fn read_openings(path: &Path) -> Result<Vec<String>, String> {
 /// given) and appends one record per kept position to `out`.
 pub fn gen(out: &Path, openings: Option<&Path>, config: SelfPlayConfig) -> Result<(), String> {
     crate::tools::check_threads(config.threads)?;
+    let inputs: Vec<(&str, &Path)> = openings.iter().map(|p| ("--openings", *p)).collect();
+    check_outputs(&inputs, &[("--out", out)])?;
     let config = match openings {
         Some(path) => SelfPlayConfig { openings: read_openings(path)?, ..config },
         None => config,
@@ -34,14 +44,23 @@ pub fn gen(out: &Path, openings: Option<&Path>, config: SelfPlayConfig) -> Resul
         .open(out)
         .map_err(|e| format!("{}: {e}", out.display()))?;
     let writer = Mutex::new(std::io::BufWriter::new(file));
+    // The first write error (a full disk); the games still to come are played but not written,
+    // and the error is the command's result.
+    let write_error: Mutex<Option<String>> = Mutex::new(None);
     let start = Instant::now();
     let totals = Mutex::new((0usize, 0usize, [0usize; 3]));
     play(&config, |_, game| {
-        let mut w = writer.lock().expect("not poisoned");
-        for r in &game.records {
-            writeln!(w, "{}", r.to_line()).expect("write the data file");
+        let mut failed = write_error.lock().expect("not poisoned");
+        if failed.is_none() {
+            let mut w = writer.lock().expect("not poisoned");
+            let written = game.records.iter().try_for_each(|r| writeln!(w, "{}", r.to_line()));
+            if let Err(e) = written.and_then(|()| w.flush()) {
+                let message = format!("{}: {e}", out.display());
+                eprintln!("error: {message}; the games still to come are not written");
+                *failed = Some(message);
+            }
         }
-        w.flush().expect("write the data file");
+        drop(failed);
         let mut t = totals.lock().expect("not poisoned");
         t.0 += 1;
         t.1 += game.records.len();
@@ -57,7 +76,11 @@ pub fn gen(out: &Path, openings: Option<&Path>, config: SelfPlayConfig) -> Resul
                 start.elapsed().as_secs_f64()
             );
         }
-    })
+    })?;
+    match write_error.into_inner().expect("not poisoned") {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// Fits the evaluation weights to the data `files` and writes them to `out` as Rust source; the
@@ -68,9 +91,14 @@ pub fn fit(
     config: &TexelConfig,
     report: &mut dyn FnMut(&str),
 ) -> Result<(), String> {
+    let inputs: Vec<(&str, &Path)> = files.iter().map(|f| ("data file", f.as_path())).collect();
+    check_outputs(&inputs, &[("--out", out)])?;
     let mut text = String::new();
     for f in files {
-        text.push_str(&std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?);
+        let part = read_regular_text(f, DATA_LIMIT).map_err(|e| format!("{}: {e}", f.display()))?;
+        text.try_reserve(part.len() + 1)
+            .map_err(|_| format!("{}: not enough memory to hold the data files together", f.display()))?;
+        text.push_str(&part);
         text.push('\n');
     }
     let t = Instant::now();
