@@ -1018,3 +1018,40 @@ fn pondering_stops_when_the_server_is_silent_past_the_opponents_clock() {
         assert!(ticks < 15, "the client used {ticks} ticks of CPU in a second of silence\n{}", run.log);
     }
 }
+
+/// The client's settings file is read as the options file is: a FIFO (which blocked the client
+/// before it said anything) or a device is refused with a message that says what it is.
+#[cfg(unix)]
+#[test]
+fn a_settings_file_that_is_a_fifo_or_a_device_is_refused() {
+    let dir = temp_dir("settings-fifo");
+    let fifo = dir.join("fifo.toml");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for (path, kind) in [(fifo.as_path(), "FIFO"), (Path::new("/dev/zero"), "device")] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
+            .arg("--config")
+            .arg(path)
+            .args(["csa", "--host", "127.0.0.1", "--id", "x", "--password", "y"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        let status = status.unwrap_or_else(|| panic!("{}: no answer in 20 s", path.display()));
+        assert_eq!(status.code(), Some(1), "{}: {err}", path.display());
+        assert!(err.contains(kind), "{}: {err}", path.display());
+    }
+}

@@ -24,6 +24,8 @@
 //! USI_Hash = 256
 //! ```
 
+use crate::engine::options::MAX_OPTIONS_FILE_BYTES;
+use crate::engine::user_file::read_regular_text;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -141,7 +143,10 @@ pub fn resolve(
 ) -> Result<Settings, String> {
     let settings: FileSettings = match file {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            // A regular file of options-file size only: a FIFO would block here and a device
+            // (`/dev/zero`) would be read until the allocator gave up.
+            let text = read_regular_text(path, MAX_OPTIONS_FILE_BYTES)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             toml::from_str(&text)
                 .map_err(|e: toml::de::Error| format!("{}: {}", path.display(), e.message()))?
         }
