@@ -33,7 +33,7 @@ pub struct Frame {
     pub reduction: i32,
 }
 
-/// Frames before the root's in [`Worker::stack`](super::thread::Worker::stack).
+/// Frames before the root's in a search thread's stack (`Worker::stack`).
 pub const STACK_OFFSET: usize = 7;
 
 impl Default for Frame {
