@@ -4,11 +4,9 @@
 //! `isready` within a couple of seconds and still searches.
 #![cfg(target_os = "linux")]
 
-// Each test file uses only part of the driver.
-#[allow(dead_code)]
-mod driver;
+mod common;
 
-use driver::{is_best, Engine};
+use common::engine::{is_best, Engine};
 use std::time::Duration;
 
 /// The number in `line` after `prefix`, up to the next space.

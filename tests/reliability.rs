@@ -2,9 +2,11 @@
 //! send, which once stopped, hung or killed the engine (issue 12). Every case ends with the
 //! engine still answering (`readyok`) or exiting cleanly within a time limit.
 
-use std::io::Write;
+mod common;
+
+use common::engine::{Engine, ANSWER_LIMIT, HAYATE};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// What a session gave: stdout, and the exit code (None when it had to be killed at the limit).
@@ -22,45 +24,21 @@ impl Outcome {
 /// Runs the engine in `dir` on `input`, keeps stdin open for `hold` after writing it (so that
 /// the end of input does not end the session early), and kills it after `limit`.
 fn session_in(dir: &Path, input: &[u8], hold: Duration, limit: Duration) -> Outcome {
-    session_cmd(Command::new(env!("CARGO_BIN_EXE_hayate")), dir, input, hold, limit)
+    session_cmd(Command::new(HAYATE), dir, input, hold, limit)
 }
 
 fn session_cmd(mut cmd: Command, dir: &Path, input: &[u8], hold: Duration, limit: Duration) -> Outcome {
-    let mut child = cmd
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start hayate");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        std::io::Read::read_to_end(&mut stdout, &mut s).ok();
-        String::from_utf8_lossy(&s).into_owned()
-    });
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-        let _ = stdin.flush();
-        std::thread::sleep(hold);
-        drop(stdin);
-    });
+    cmd.current_dir(dir);
     let start = Instant::now();
-    let code = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status.code();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    writer.join().unwrap();
-    Outcome { out: reader.join().unwrap(), code }
+    let mut e = Engine::start_cmd(cmd);
+    e.send_bytes(input);
+    // Ended within `hold` (at a `quit`), or at the end of input, or killed at the limit.
+    let mut status = e.wait_exit(hold);
+    if status.is_none() {
+        e.close_input();
+        status = e.wait_exit(limit.saturating_sub(start.elapsed()));
+    }
+    Outcome { out: e.seen.iter().map(|l| format!("{l}\n")).collect(), code: status.and_then(|s| s.code()) }
 }
 
 fn session(input: &[u8]) -> Outcome {
@@ -127,51 +105,30 @@ fn session_steps(steps: &[(u64, &[u8])], limit: Duration) -> Timed {
 }
 
 fn session_steps_in(dir: &Path, steps: &[(u64, &[u8])], limit: Duration) -> Timed {
-    session_steps_cmd(Command::new(env!("CARGO_BIN_EXE_hayate")), dir, steps, limit)
+    session_steps_cmd(Command::new(HAYATE), dir, steps, limit)
 }
 
 /// A session's outcome, each output line with when it arrived, and when each chunk was written.
 type Timed = (Outcome, Vec<(Duration, String)>, Vec<Duration>);
 
 fn session_steps_cmd(mut cmd: Command, dir: &Path, steps: &[(u64, &[u8])], limit: Duration) -> Timed {
-    use std::io::BufRead;
-    let mut child = cmd
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start hayate");
+    cmd.current_dir(dir);
+    let mut e = Engine::start_cmd(cmd);
     let start = Instant::now();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut lines = Vec::new();
-        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-            lines.push((start.elapsed(), line));
-        }
-        lines
-    });
     let mut written = Vec::new();
     for (delay, chunk) in steps {
         std::thread::sleep(Duration::from_millis(*delay));
         written.push(start.elapsed());
-        let _ = stdin.write_all(chunk);
-        let _ = stdin.flush();
+        e.send_bytes(chunk);
     }
-    drop(stdin);
-    let code = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status.code();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let lines = reader.join().unwrap();
+    e.close_input();
+    let code = e.wait_exit(limit.saturating_sub(start.elapsed())).and_then(|s| s.code());
+    let lines: Vec<(Duration, String)> = e
+        .arrived
+        .iter()
+        .zip(&e.seen)
+        .map(|(at, l)| (at.saturating_duration_since(start), l.clone()))
+        .collect();
     let out = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
     (Outcome { out, code }, lines, written)
 }
@@ -251,36 +208,30 @@ fn a_net_file_created_or_changed_later_is_read_at_the_next_isready() {
     let eval = dir.join("eval");
     std::fs::create_dir_all(&eval).unwrap();
     let net = eval.join("nn.bin");
-    let (o, lines, written) = {
-        let net = net.clone();
-        let writer = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(1500));
-            std::fs::write(&net, [0u8; 100]).unwrap();
-            std::thread::sleep(Duration::from_millis(1500));
-            std::fs::write(&net, [0u8; 200]).unwrap();
-        });
-        let r = session_steps_in(
-            &dir,
-            &[(0, &b"isready\n"[..]), (2500, b"isready\n"), (1500, b"isready\nisready\nquit\n")],
-            Duration::from_secs(20),
-        );
-        writer.join().unwrap();
-        r
+    let mut e = Engine::start_in(&dir);
+    let isready = |e: &mut Engine| {
+        e.send("isready\n");
+        // (The first one allocates the tables: the default limit, made for a loaded machine.)
+        e.until_within(ANSWER_LIMIT, |l| l == "readyok").0
     };
-    assert_eq!(o.code, Some(0), "{}", o.out);
-    assert_eq!(o.count("readyok"), 4, "{}", o.out);
-    let messages: Vec<&str> =
-        lines.iter().filter(|(_, l)| l.contains("nn.bin")).map(|(_, l)| l.as_str()).collect();
+    let mut messages: Vec<String> = Vec::new();
+    let mut net_lines = |got: Vec<String>| messages.extend(got.into_iter().filter(|l| l.contains("nn.bin")));
+    net_lines(isready(&mut e));
+    std::fs::write(&net, [0u8; 100]).unwrap();
+    net_lines(isready(&mut e));
+    std::fs::write(&net, [0u8; 200]).unwrap();
+    net_lines(isready(&mut e));
+    net_lines(isready(&mut e));
+    let out = e.output();
     assert_eq!(
         messages.len(),
         3,
-        "absent, then 100 bytes, then 200 bytes; the last isready reads nothing:\n{}",
-        o.out
+        "absent, then 100 bytes, then 200 bytes; the last isready reads nothing:\n{out}"
     );
-    assert!(messages[0].contains("no NNUE file"), "{}", o.out);
+    assert!(messages[0].contains("no NNUE file"), "{out}");
     // The file was read when created and again when rewritten (zeros: refused by the version).
-    assert!(messages[1].contains("version") && messages[2].contains("version"), "{}", o.out);
-    let _ = written;
+    assert!(messages[1].contains("version") && messages[2].contains("version"), "{out}");
+    e.quit();
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -291,7 +242,7 @@ fn a_net_file_created_or_changed_later_is_read_at_the_next_isready() {
 #[test]
 fn tables_and_threads_beyond_the_memory_shrink_with_a_message() {
     let mut cmd = Command::new("sh");
-    cmd.args(["-c", "ulimit -v 1500000 && exec \"$0\"", env!("CARGO_BIN_EXE_hayate")]);
+    cmd.args(["-c", "ulimit -v 1500000 && exec \"$0\"", HAYATE]);
     let steps: [(u64, &[u8]); 5] = [
         (0, b"setoption name USI_Hash value 65536\nsetoption name Threads value 2\nisready\n"),
         // Each step waits long enough for the one before on a loaded machine (a `go mate` sent
@@ -329,7 +280,7 @@ fn config_file_mistakes_name_their_line_and_duplicates_are_refused() {
         ("threads = 2\nTHREADS = 3\n", "line 2: THREADS sets Threads again"),
     ] {
         std::fs::write(&path, text).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_hayate")).arg("--config").arg(&path).output().unwrap();
+        let out = Command::new(HAYATE).arg("--config").arg(&path).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{text}");
         assert!(err.contains(want), "{text}: {err}");
@@ -365,33 +316,41 @@ fn a_huge_bad_sfen_gets_a_short_message() {
 /// `stop` ends them with what they have, and `quit` or the end of input ends the engine.
 #[test]
 fn perft_and_bench_leave_the_engine_answering() {
-    let steps: [(u64, &[u8]); 5] = [
-        (0, b"isready\n"),
-        (1000, b"go perft 9\nisready\n"),
-        (1000, b"stop\nbench\nisready\n"),
-        (1000, b"stop\nisready\n"),
-        (1000, b"go 2147483648 perft 2147483648 2\nisready\nquit\n"),
-    ];
-    let (o, lines, written) = session_steps(&steps, Duration::from_secs(15));
-    assert_eq!(o.code, Some(0), "{}", o.out);
-    let readyoks: Vec<Duration> = lines.iter().filter(|(_, l)| l == "readyok").map(|(t, _)| *t).collect();
-    assert_eq!(readyoks.len(), 5, "{}", o.out);
-    // (The first isready loads the net; the others come while a perft or bench runs, which would
-    // take minutes.)
-    for (i, (t, w)) in readyoks.iter().zip(&written).enumerate().skip(1) {
-        assert!(*t >= *w && *t - *w < Duration::from_millis(1000), "readyok {i} after {:?}", *t - *w);
+    let mut e = Engine::start();
+    e.send("isready\n");
+    // The first isready allocates the tables and loads the net: the default limit, made for a
+    // loaded machine. The others come while a perft or bench runs, which would take minutes,
+    // and must be answered at once.
+    e.until_within(ANSWER_LIMIT, |l| l == "readyok");
+    for (i, chunk) in [
+        "go perft 9\nisready\n",
+        "stop\nbench\nisready\n",
+        "stop\nisready\n",
+        "go 2147483648 perft 2147483648 2\nisready\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // Let the previous perft or bench get going, so that the stop finds it running.
+        std::thread::sleep(Duration::from_millis(1000));
+        let sent = e.send(chunk);
+        let (_, at) = e.until_within(ANSWER_LIMIT, |l| l == "readyok");
+        let took = at.saturating_duration_since(sent);
+        assert!(took < Duration::from_millis(1000), "readyok {} after {took:?}:\n{}", i + 1, e.output());
     }
+    e.send("quit\n");
+    let status = e.wait_exit(Duration::from_secs(10));
+    let out = e.output();
+    assert!(status.is_some_and(|s| s.success()), "{status:?}:\n{out}");
     assert_eq!(
-        o.out.lines().filter(|l| l.starts_with("Stopped: 0 of 30 root moves counted")).count(),
+        e.seen.iter().filter(|l| l.starts_with("Stopped: 0 of 30 root moves counted")).count(),
         2,
-        "{}",
-        o.out
+        "{out}"
     );
     assert_eq!(
-        o.out.lines().filter(|l| l.starts_with("Stopped: ") && l.ends_with(" positions searched")).count(),
+        e.seen.iter().filter(|l| l.starts_with("Stopped: ") && l.ends_with(" positions searched")).count(),
         1,
-        "{}",
-        o.out
+        "{out}"
     );
 }
 

@@ -3,11 +3,9 @@
 //! in between (here a book) are applied before the next `go`, whether the `isready` came after
 //! the `stop` or during the search.
 
-// Each test file uses only part of the driver.
-#[allow(dead_code)]
-mod driver;
+mod common;
 
-use driver::{is_best, Engine};
+use common::engine::{is_best, Engine};
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -15,7 +15,7 @@
 //! that it returns within milliseconds whatever the file holds, and the engine answers `stop`
 //! and `quit` right after it.
 
-use super::net::{found_from_here_or_beside_the_binary, stamp, Stamp};
+use super::files::{found_from_here_or_beside_the_binary, stamp, Stamp};
 use super::options::{self, Options};
 use super::user_file::{open_regular, size_text};
 use crate::position::Position;
@@ -27,9 +27,6 @@ use std::path::{Path, PathBuf};
 
 /// The first line of a book file.
 pub const HEADER: &str = "#YANEURAOU-DB2016 1.00";
-
-/// `BookFile` at this value (YaneuraOu's word), or empty: no book.
-pub const NO_BOOK: &str = "no_book";
 
 /// With `NarrowBook`, a move is dropped when it was played in less than this percentage of the
 /// games through its position (by the book's counts).
@@ -475,7 +472,7 @@ pub struct BookSlot {
 /// folder. `None` for no book.
 fn book_path(o: &Options) -> Option<PathBuf> {
     let text = o.text(options::BOOK_FILE);
-    if text.is_empty() || text == NO_BOOK {
+    if text.is_empty() || text == options::NO_BOOK {
         return None;
     }
     Some(found_from_here_or_beside_the_binary(o.path(options::BOOK_FILE)))

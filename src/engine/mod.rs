@@ -38,6 +38,7 @@
 //! ```
 
 pub mod book;
+mod files;
 pub mod mate;
 mod memory;
 mod net;

@@ -1,9 +1,10 @@
 //! The NNUE net the options name: where its file is, and loading it again only when the options
 //! name another file or the file changed (created, replaced, rewritten) since the last attempt.
 
+use super::files::{found_from_here_or_beside_the_binary, stamp, Stamp};
 use super::options::{self, Options};
 use crate::eval::nnue::{Network, NnueError};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The net in use, if any, and the file it came from.
@@ -15,33 +16,12 @@ pub struct NetSlot {
     source: Option<(PathBuf, Stamp)>,
 }
 
-/// What a file was at a load attempt: its size and modification time, or absent.
-pub(super) type Stamp = Option<(u64, Option<std::time::SystemTime>)>;
-
-pub(super) fn stamp(path: &Path) -> Stamp {
-    std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()))
-}
-
 /// Where the options say the NNUE file is: `EvalFile` when set, else `EvalDir/nn.bin`; relative
 /// paths are tried from the working directory, then from the binary's folder.
 fn eval_path(opts: &Options) -> PathBuf {
     let file = opts.path(options::EVAL_FILE);
     let path = if file.as_os_str().is_empty() { opts.path(options::EVAL_DIR).join("nn.bin") } else { file };
     found_from_here_or_beside_the_binary(path)
-}
-
-/// A relative `path` that does not exist from the working directory but does from the binary's
-/// folder, taken from there (a GUI starts the engine in a folder of its own); else `path`.
-pub(super) fn found_from_here_or_beside_the_binary(path: PathBuf) -> PathBuf {
-    if path.is_relative() && !path.exists() {
-        if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
-            let beside = dir.join(&path);
-            if beside.exists() {
-                return beside;
-            }
-        }
-    }
-    path
 }
 
 impl NetSlot {

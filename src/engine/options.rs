@@ -81,6 +81,8 @@ pub const MATE_NODES: &str = "MateNodes";
 pub const CONSIDERATION_MODE: &str = "ConsiderationMode";
 pub const PV_INTERVAL: &str = "PvInterval";
 pub const BOOK_FILE: &str = "BookFile";
+/// `BookFile` at this value (YaneuraOu's word), or empty: no book.
+pub const NO_BOOK: &str = "no_book";
 pub const BOOK_MOVES: &str = "BookMoves";
 pub const BOOK_IGNORE_RATE: &str = "BookIgnoreRate";
 pub const BOOK_EVAL_DIFF: &str = "BookEvalDiff";
@@ -131,7 +133,7 @@ pub fn declarations() -> Vec<Decl> {
         },
         spin(MATE_HASH, 256, 1, 65536),
         spin(MATE_NODES, 0, 0, 2_147_483_647),
-        Decl { name: BOOK_FILE, kind: Kind::Filename(super::book::NO_BOOK) },
+        Decl { name: BOOK_FILE, kind: Kind::Filename(NO_BOOK) },
         spin(BOOK_MOVES, 16, 0, 10000),
         spin(BOOK_IGNORE_RATE, 0, 0, 100),
         spin(BOOK_EVAL_DIFF, 30, 0, 99999),

@@ -9,7 +9,9 @@ use super::history::{cont_key, piece_to, ContKeys, CONT_PLIES, LOW_PLY};
 use super::movepick::{is_tactical, MovePicker, QuietContext};
 use super::params;
 use super::report::ScoreBound;
-use super::thread::{SharedState, Worker, STACK_OFFSET};
+use super::shared::SharedState;
+use super::stack::STACK_OFFSET;
+use super::thread::Worker;
 use super::tt::{Bound, TtSlot};
 use crate::position::{see::SEE_PIECE_VALUE, Declaration, Repetition};
 use crate::types::{

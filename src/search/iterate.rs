@@ -4,7 +4,10 @@
 
 use super::params;
 use super::report::{BestMove, ScoreBound, SearchInfo};
-use super::thread::{RootMove, SharedState, Worker};
+use super::root_move::RootMove;
+use super::shared::SharedState;
+use super::stack::Frame;
+use super::thread::Worker;
 use crate::position::{Declaration, MoveList, Position};
 use crate::types::{Move, Score, MAX_PLY, VALUE_INFINITE, VALUE_MATE};
 use std::sync::atomic::Ordering;
@@ -60,7 +63,7 @@ impl Worker {
         self.restart = false;
         self.history.new_search();
         self.last_iteration_pv.clear();
-        self.stack.iter_mut().for_each(|f| *f = super::thread::Frame::default());
+        self.stack.iter_mut().for_each(|f| *f = Frame::default());
         let only = &shared.limits.searchmoves;
         // The moves `searchmoves` names are all searched, the non-promotions the search leaves
         // out by default (pawn, bishop, rook) included.

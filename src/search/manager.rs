@@ -2,7 +2,7 @@
 //! and its deadlines. Helpers have none; the main worker checks them every few thousand nodes and
 //! between iterations.
 
-use super::thread::SharedState;
+use super::shared::SharedState;
 use super::time::{self, TimePlan};
 use crate::position::Position;
 use std::time::Instant;

@@ -2,6 +2,7 @@
 //! transposition table, run on Lazy SMP threads.
 
 mod alphabeta;
+pub mod config;
 pub mod correction;
 pub mod history;
 mod iterate;
@@ -13,11 +14,16 @@ mod parallel;
 pub mod params;
 mod qsearch;
 pub mod report;
+pub mod root_move;
+pub mod shared;
+pub mod stack;
 pub mod thread;
 pub mod time;
 pub mod tt;
 
+pub use config::SearchConfig;
 pub use limits::Limits;
 pub use report::{BestMove, Recorder, Reporter, ScoreBound, SearchInfo, SilentReporter};
-pub use thread::{SearchConfig, SearchControl, ThreadPool};
+pub use shared::SearchControl;
+pub use thread::ThreadPool;
 pub use tt::TranspositionTable;

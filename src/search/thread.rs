@@ -1,30 +1,30 @@
-//! Threads: the pool that runs a search, the state every thread shares, and each thread's own
-//! data.
+//! Threads: each search thread's own data ([`Worker`]) and the pool that runs a search on them.
 //!
-//! All cross-thread state lives in [`SharedState`] (behind an `Arc`): the transposition table,
-//! the histories the threads learn together ([`SharedHistories`]), the control flags (`stop`,
-//! pondering), per-thread node counters, the limits and the reporter. Each [`Worker`] owns its
-//! position, evaluator, its own histories and root moves, and the main worker also the
-//! [`SearchManager`] (its clock and deadlines); workers persist across searches (histories
-//! carry over) and move into the search threads for the duration of a `go`.
+//! Each [`Worker`] owns its position, evaluator, its own histories and root moves, and the main
+//! worker also the [`SearchManager`] (its clock and deadlines); workers persist across searches
+//! (histories carry over) and move into the search threads for the duration of a `go`. What the
+//! threads share is in [`super::shared`].
 //!
 //! A `go` spawns one coordinator thread that runs the main worker itself and the helpers as
 //! scoped threads (Lazy SMP: all search the same root, sharing the table and the shared
 //! histories). When the main worker stops, it waits out `ponder`/`infinite`, stops the helpers,
 //! picks the best thread by vote and reports `bestmove`. Exactly one `bestmove` per `go`.
 
+use super::config::SearchConfig;
 use super::correction::StructureCorrection;
 use super::history::{shared_scale, PawnHistory};
 use super::limits::Limits;
 use super::manager::SearchManager;
 use super::report::{BestMove, Reporter};
-use super::time::TimeOptions;
+use super::root_move::RootMove;
+use super::shared::{NodeCounter, SearchControl, SharedHistories, SharedState};
+use super::stack::{Frame, PvTable, STACK_OFFSET};
 use super::tt::TranspositionTable;
 use crate::eval::{EvalType, Evaluator};
-use crate::position::{DeclarationRule, MoveList, Position};
+use crate::position::{MoveList, Position};
 use crate::types::{Color, Move, Value, MAX_PLY};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -42,297 +42,6 @@ pub const THREAD_MEMORY: usize = super::history::History::BYTES
 /// The address space one more search thread takes, about: [`THREAD_MEMORY`], the whole of its
 /// stack, and the 64 MiB that glibc's allocator maps for a thread's own arena.
 pub const THREAD_ADDRESS_SPACE: usize = THREAD_MEMORY + STACK_SIZE + 64 * 1024 * 1024;
-
-/// Search settings taken from the engine's options when a search starts. The defaults here are the
-/// options' defaults (the option declarations take them from here).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SearchConfig {
-    pub multi_pv: usize,
-    /// The value of a draw for the engine when it plays black / white (from its own view).
-    pub draw_value_black: Value,
-    pub draw_value_white: Value,
-    /// 0: no limit; otherwise the game is drawn when the ply about to be played exceeds it.
-    pub max_moves_to_draw: u32,
-    pub entering_king_rule: DeclarationRule,
-    /// Generate unnecessary non-promotions too.
-    pub generate_all_moves: bool,
-    /// Resign when the best score is below minus this; `None`: never.
-    pub resign_value: Option<Value>,
-    /// Analysis for a GUI's consideration mode: the lines of an iteration cut short by `stop`
-    /// are still reported (from the last iteration that reached them), and the engine never
-    /// resigns.
-    pub consideration_mode: bool,
-    /// The least milliseconds between two reports of the lines (0: every iteration); the last
-    /// report held back goes out before the best move.
-    pub pv_interval: u64,
-    pub time: TimeOptions,
-}
-
-impl Default for SearchConfig {
-    fn default() -> SearchConfig {
-        SearchConfig {
-            multi_pv: 1,
-            draw_value_black: -2,
-            draw_value_white: -2,
-            max_moves_to_draw: 0,
-            entering_king_rule: DeclarationRule::CSARule27,
-            generate_all_moves: false,
-            resign_value: None,
-            consideration_mode: false,
-            pv_interval: 0,
-            time: TimeOptions::default(),
-        }
-    }
-}
-
-impl SearchConfig {
-    /// What a draw is worth to the side to move `stm` in a search whose root has `root` to move
-    /// (the draw values are the engine's own, from the root's view).
-    #[inline]
-    pub fn draw_value(&self, root: Color, stm: Color) -> Value {
-        let v = match root {
-            Color::Black => self.draw_value_black,
-            Color::White => self.draw_value_white,
-        };
-        if stm == root {
-            v
-        } else {
-            -v
-        }
-    }
-}
-
-/// What `ponderhit` brings: when it arrived and, for Early Ponder, the clock it carries.
-#[derive(Clone, Debug)]
-pub struct PonderHit {
-    pub at: Instant,
-    pub limits: Option<Limits>,
-}
-
-/// The flags the front end flips (through the engine session) while a search runs.
-#[derive(Default)]
-pub struct SearchControl {
-    pub stop: AtomicBool,
-    /// True while the search runs in ponder mode (until `ponderhit` or `stop`).
-    pub pondering: AtomicBool,
-    pub ponderhit: Mutex<Option<PonderHit>>,
-    /// Set just before `bestmove` goes out: from then on the search is over for the protocol, and
-    /// `isready` waits for the threads to end (a moment) instead of answering at once as it does
-    /// during a search. Set before, not after, so that a GUI's `isready` sent on seeing the
-    /// `bestmove` can never find it unset.
-    pub answered: AtomicBool,
-    /// A `MultiPV` set while the search runs (analysis in a GUI): the main worker abandons its
-    /// iteration and deepens again from depth 1 with this number of lines. 0: the one the
-    /// search started with.
-    pub multi_pv: AtomicUsize,
-}
-
-impl SearchControl {
-    pub fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-
-    /// Switches a pondering search to normal thinking.
-    pub fn ponderhit(&self, limits: Option<Limits>) {
-        *self.ponderhit.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(PonderHit { at: Instant::now(), limits });
-        self.pondering.store(false, Ordering::SeqCst);
-    }
-}
-
-/// A node counter on its own cache line.
-#[derive(Default)]
-#[repr(align(64))]
-pub struct NodeCounter(pub AtomicU64);
-
-/// The histories all the search threads learn together, as Stockfish's and YaneuraOu's do: the
-/// pawn history and the structure tables of the correction history. Sized for the number of
-/// threads (each thread has as many entries as a lone one); they persist across searches, like
-/// the threads' own histories.
-pub struct SharedHistories {
-    pub pawn: PawnHistory,
-    pub correction: StructureCorrection,
-    /// The number of threads they are sized for, rounded up to a power of two.
-    scale: usize,
-}
-
-impl SharedHistories {
-    /// The histories of `threads` threads, as a new game starts them, or `None` when the
-    /// allocator refuses the memory.
-    pub fn try_new(threads: usize) -> Option<SharedHistories> {
-        Some(SharedHistories {
-            pawn: PawnHistory::try_new(threads)?,
-            correction: StructureCorrection::try_new(threads)?,
-            scale: shared_scale(threads)?,
-        })
-    }
-
-    /// Forgets what earlier games taught (usinewgame; no search may be running).
-    pub fn clear(&self) {
-        self.pawn.clear();
-        self.correction.clear();
-    }
-}
-
-/// Everything the threads of one search share.
-pub struct SharedState {
-    pub tt: Arc<TranspositionTable>,
-    pub histories: Arc<SharedHistories>,
-    pub control: Arc<SearchControl>,
-    pub nodes: Vec<NodeCounter>,
-    pub limits: Limits,
-    pub config: SearchConfig,
-    pub start: Instant,
-    pub reporter: Arc<dyn Reporter>,
-}
-
-impl SharedState {
-    /// The number of principal variations to search now (see [`SearchControl::multi_pv`]).
-    pub fn multi_pv(&self) -> usize {
-        match self.control.multi_pv.load(Ordering::Relaxed) {
-            0 => self.config.multi_pv,
-            n => n,
-        }
-    }
-
-    pub fn total_nodes(&self) -> u64 {
-        self.nodes.iter().map(|n| n.0.load(Ordering::Relaxed)).sum()
-    }
-
-    #[inline(always)]
-    pub fn stopped(&self) -> bool {
-        self.control.stop.load(Ordering::Relaxed)
-    }
-}
-
-/// A root move with what the search learned about it.
-#[derive(Clone, Debug)]
-pub struct RootMove {
-    pub mv: Move,
-    pub score: Value,
-    pub previous_score: Value,
-    /// The running average of this move's scores (each new score weighs half), and of their
-    /// squares with the sign kept; they centre and size the aspiration window.
-    pub average_score: Value,
-    pub mean_squared_score: i64,
-    /// Whether `score` is exact or only a bound (the aspiration window failed).
-    pub bound: super::report::ScoreBound,
-    pub sel_depth: i32,
-    pub pv: Vec<Move>,
-}
-
-impl RootMove {
-    /// Takes a new score of this move into the averages.
-    pub fn add_score(&mut self, value: Value) {
-        let first = self.average_score == -crate::types::VALUE_INFINITE;
-        self.average_score = if first { value } else { (value + self.average_score) / 2 };
-        let square = value as i64 * (value as i64).abs();
-        self.mean_squared_score = if first { square } else { (square + self.mean_squared_score) / 2 };
-    }
-
-    pub fn new(mv: Move) -> RootMove {
-        RootMove {
-            mv,
-            score: -crate::types::VALUE_INFINITE,
-            previous_score: -crate::types::VALUE_INFINITE,
-            average_score: -crate::types::VALUE_INFINITE,
-            mean_squared_score: -(crate::types::VALUE_INFINITE as i64).pow(2),
-            bound: super::report::ScoreBound::Exact,
-            sel_depth: 0,
-            pv: vec![mv],
-        }
-    }
-}
-
-/// Per-ply search state. The stack has [`STACK_OFFSET`] sentinel frames before the root's, so
-/// that a node can look six plies back without bounds checks.
-#[derive(Clone, Copy)]
-pub struct Frame {
-    pub static_eval: Value,
-    pub current_move: Option<Move>,
-    /// The (piece, destination) key of `current_move` (see `history`), None for a null move.
-    pub piece_to: Option<usize>,
-    /// Its continuation key (`history::cont_key`): the row its follow-ups are learnt in.
-    pub cont_key: Option<usize>,
-    /// Whether `current_move` captured.
-    pub captured: bool,
-    /// The move a singular-extension search leaves out at this ply.
-    pub excluded_move: Option<Move>,
-    pub in_check: bool,
-    /// Whether the table saw this node on a principal variation (or it is on one now).
-    pub tt_pv: bool,
-    pub tt_hit: bool,
-    /// Whether the moves from the root to this node are those of the last iteration's PV.
-    pub follow_pv: bool,
-    /// Moves searched so far at this node.
-    pub move_count: i32,
-    /// The history score of `current_move` (late move reductions and the parent's bonuses).
-    pub stat_score: i32,
-    /// How many children of the nodes at this ply cut off (reset by the grandparent).
-    pub cutoff_cnt: i32,
-    /// How much the search of `current_move` was reduced (for the child's depth adjustments).
-    pub reduction: i32,
-}
-
-/// Frames before the root's in [`Worker::stack`].
-pub const STACK_OFFSET: usize = 7;
-
-impl Default for Frame {
-    fn default() -> Frame {
-        Frame {
-            static_eval: crate::types::VALUE_NONE,
-            current_move: None,
-            piece_to: None,
-            cont_key: None,
-            captured: false,
-            excluded_move: None,
-            in_check: false,
-            tt_pv: false,
-            tt_hit: false,
-            follow_pv: false,
-            move_count: 0,
-            stat_score: 0,
-            cutoff_cnt: 0,
-            reduction: 0,
-        }
-    }
-}
-
-/// Triangular principal-variation table.
-pub struct PvTable {
-    moves: Vec<[Option<Move>; MAX_PLY as usize + 2]>,
-    len: Vec<usize>,
-}
-
-impl Default for PvTable {
-    fn default() -> PvTable {
-        PvTable {
-            moves: vec![[None; MAX_PLY as usize + 2]; MAX_PLY as usize + 2],
-            len: vec![0; MAX_PLY as usize + 2],
-        }
-    }
-}
-
-impl PvTable {
-    #[inline(always)]
-    pub fn clear(&mut self, ply: usize) {
-        self.len[ply] = 0;
-    }
-
-    /// The PV at `ply` becomes `m` followed by the PV at `ply + 1`.
-    #[inline]
-    pub fn update(&mut self, ply: usize, m: Move) {
-        let n = self.len[ply + 1];
-        let (head, tail) = self.moves.split_at_mut(ply + 1);
-        head[ply][0] = Some(m);
-        head[ply][1..=n].copy_from_slice(&tail[0][..n]);
-        self.len[ply] = n + 1;
-    }
-
-    pub fn line(&self, ply: usize) -> Vec<Move> {
-        self.moves[ply][..self.len[ply]].iter().flatten().copied().collect()
-    }
-}
 
 /// One search thread's own data.
 pub struct Worker {

@@ -1,4 +1,10 @@
-//! What the integration tests share: reading the reference data in `tests/data/`.
+//! What the integration tests share: reading the reference data in `tests/data/`, and the
+//! engine binary talked to line by line ([`engine::Engine`]).
+
+// Each test file uses only part of what is here.
+#![allow(dead_code)]
+
+pub mod engine;
 
 /// The data rows of `tests/data/<name>`, a TSV file: `#` comment lines and blank lines skipped,
 /// then the header line; each row split at its tabs.

@@ -1,0 +1,116 @@
+//! The state the threads of a search share (behind an `Arc`): the control flags the front end
+//! flips (`stop`, pondering, `ponderhit`), the histories the threads learn together, the
+//! per-thread node counters, and the table, limits, settings and reporter of the search.
+
+use super::config::SearchConfig;
+use super::correction::StructureCorrection;
+use super::history::{shared_scale, PawnHistory};
+use super::limits::Limits;
+use super::report::Reporter;
+use super::tt::TranspositionTable;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// What `ponderhit` brings: when it arrived and, for Early Ponder, the clock it carries.
+#[derive(Clone, Debug)]
+pub struct PonderHit {
+    pub at: Instant,
+    pub limits: Option<Limits>,
+}
+
+/// The flags the front end flips (through the engine session) while a search runs.
+#[derive(Default)]
+pub struct SearchControl {
+    pub stop: AtomicBool,
+    /// True while the search runs in ponder mode (until `ponderhit` or `stop`).
+    pub pondering: AtomicBool,
+    pub ponderhit: Mutex<Option<PonderHit>>,
+    /// Set just before `bestmove` goes out: from then on the search is over for the protocol, and
+    /// `isready` waits for the threads to end (a moment) instead of answering at once as it does
+    /// during a search. Set before, not after, so that a GUI's `isready` sent on seeing the
+    /// `bestmove` can never find it unset.
+    pub answered: AtomicBool,
+    /// A `MultiPV` set while the search runs (analysis in a GUI): the main worker abandons its
+    /// iteration and deepens again from depth 1 with this number of lines. 0: the one the
+    /// search started with.
+    pub multi_pv: AtomicUsize,
+}
+
+impl SearchControl {
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Switches a pondering search to normal thinking.
+    pub fn ponderhit(&self, limits: Option<Limits>) {
+        *self.ponderhit.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(PonderHit { at: Instant::now(), limits });
+        self.pondering.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A node counter on its own cache line.
+#[derive(Default)]
+#[repr(align(64))]
+pub struct NodeCounter(pub AtomicU64);
+
+/// The histories all the search threads learn together, as Stockfish's and YaneuraOu's do: the
+/// pawn history and the structure tables of the correction history. Sized for the number of
+/// threads (each thread has as many entries as a lone one); they persist across searches, like
+/// the threads' own histories.
+pub struct SharedHistories {
+    pub pawn: PawnHistory,
+    pub correction: StructureCorrection,
+    /// The number of threads they are sized for, rounded up to a power of two.
+    pub(super) scale: usize,
+}
+
+impl SharedHistories {
+    /// The histories of `threads` threads, as a new game starts them, or `None` when the
+    /// allocator refuses the memory.
+    pub fn try_new(threads: usize) -> Option<SharedHistories> {
+        Some(SharedHistories {
+            pawn: PawnHistory::try_new(threads)?,
+            correction: StructureCorrection::try_new(threads)?,
+            scale: shared_scale(threads)?,
+        })
+    }
+
+    /// Forgets what earlier games taught (usinewgame; no search may be running).
+    pub fn clear(&self) {
+        self.pawn.clear();
+        self.correction.clear();
+    }
+}
+
+/// Everything the threads of one search share.
+pub struct SharedState {
+    pub tt: Arc<TranspositionTable>,
+    pub histories: Arc<SharedHistories>,
+    pub control: Arc<SearchControl>,
+    pub nodes: Vec<NodeCounter>,
+    pub limits: Limits,
+    pub config: SearchConfig,
+    pub start: Instant,
+    pub reporter: Arc<dyn Reporter>,
+}
+
+impl SharedState {
+    /// The number of principal variations to search now (see [`SearchControl::multi_pv`]).
+    pub fn multi_pv(&self) -> usize {
+        match self.control.multi_pv.load(Ordering::Relaxed) {
+            0 => self.config.multi_pv,
+            n => n,
+        }
+    }
+
+    pub fn total_nodes(&self) -> u64 {
+        self.nodes.iter().map(|n| n.0.load(Ordering::Relaxed)).sum()
+    }
+
+    #[inline(always)]
+    pub fn stopped(&self) -> bool {
+        self.control.stop.load(Ordering::Relaxed)
+    }
+}
