@@ -13,7 +13,7 @@ MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
         bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows \
-        spsa clock-games tools-venv test-tools test-python lint-python docs-figures
+        spsa clock-games tools-venv test-tools test-python lint-python docs-figures bench-mate
 
 all: build
 
@@ -110,6 +110,15 @@ bench-perft: build
 ## Slider attack methods side by side.
 bench-attacks:
 	$(NATIVE_ENV) $(CARGO) bench --target-dir $(NATIVE_TEST_DIR) --bench attacks
+
+## The mate benchmark (benches/mate.rs): every problem of tests/data/mate.tsv and
+## tests/data/mate_suite.tsv but the long ones, each from an empty table of MateHash's default
+## size: plies found, first proof, nodes and time per problem, then the solved count. Node counts
+## are deterministic, times depend on the machine's load. MATE_ARGS="--long" adds the long problems
+## (minutes each), e.g. make bench-mate MATE_ARGS="--long --secs 300"; see benches/mate.rs.
+MATE_ARGS ?=
+bench-mate:
+	$(NATIVE_ENV) $(CARGO) bench --target-dir $(NATIVE_TEST_DIR) --bench mate -- $(MATE_ARGS)
 
 ## Our perft speed interleaved with the peers' (needs ../shared/tools/peer-perft; not part of test).
 bench-peers: build

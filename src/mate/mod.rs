@@ -147,6 +147,12 @@ impl MateSolver {
         self.table.hashfull()
     }
 
+    /// How often the table has been collected (freed of its least useful entries because it was
+    /// full) since it was made or cleared.
+    pub fn collections(&self) -> u64 {
+        self.table.collections()
+    }
+
     /// Verifies, independently of the search's reasoning, that the side to move of `pos` mates
     /// within `plies`: walks the whole proof tree the table suggests (re-proving what it lost),
     /// enumerating every defender reply and checking every move and every final mate (see

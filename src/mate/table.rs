@@ -17,6 +17,20 @@
 //! makes redundant (a proof covers the unknown entries and weaker proofs of dominating hands, a
 //! disproof those of dominated hands).
 //!
+//! # A full table
+//! The table never grows: `MateHash` is its size, and a search of any length runs within it.
+//! Replacement alone would not keep it useful: an entry's work only grows while its subtree is
+//! searched, so entries of subtrees the search left long ago would keep their slots for ever and
+//! the table would shrink, in effect, to the slots they leave. So once
+//! [`GC_HIGH_PERMILLE`] of the entries are in use, a collection ([`Table::collect`]) frees them
+//! down to [`GC_LOW_PERMILLE`]: first every unknown entry not stored since the last collection (an
+//! older generation) has its work halved, so that abandoned subtrees age out (results do not age:
+//! they stay true, and their work is what they would cost again); then the unknown entries
+//! with the least work go, and only if they are not enough the proven and disproven ones with
+//! the least work (results are kept in preference: they are final and cost a search to get
+//! back). Every entry removed is an estimate or a result the search can establish again, so a
+//! smaller table changes the time a problem takes, never the answer.
+//!
 //! Only the search thread touches the table, so there is no synchronisation.
 
 use crate::types::{Hand, Move};
@@ -30,6 +44,12 @@ pub(crate) const UNLIMITED: u16 = u16::MAX;
 
 /// Entries per cluster.
 pub(crate) const WAYS: usize = 4;
+/// A collection starts once this many permille of the entries are in use...
+pub(crate) const GC_HIGH_PERMILLE: usize = 875;
+/// ... and frees entries until at most this many permille are.
+pub(crate) const GC_LOW_PERMILLE: usize = 500;
+/// Buckets of work, by bit length (0 to 32): the unit of a collection's threshold.
+const BUCKETS: usize = 33;
 
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
@@ -46,6 +66,8 @@ struct Entry {
     /// The proving move of a proven attacker node (raw bits, 0 = none).
     best: u16,
     used: bool,
+    /// The table's generation when the entry was last stored (see [`Table::collect`]).
+    generation: u8,
 }
 
 const _: () = assert!(std::mem::size_of::<Entry>() == 32);
@@ -70,6 +92,20 @@ pub(crate) struct Probe {
 
 pub(crate) struct Table {
     clusters: Vec<Cluster>,
+    /// Entries in use.
+    used: usize,
+    /// A collection starts when `used` reaches this.
+    high: usize,
+    /// Stamped on every entry stored; advanced by each collection.
+    generation: u8,
+    /// Collections since the table was made or cleared.
+    collections: u64,
+}
+
+/// The bucket of a work amount: its bit length.
+#[inline(always)]
+fn bucket(amount: u32) -> usize {
+    (u32::BITS - amount.leading_zeros()) as usize
 }
 
 impl Table {
@@ -82,11 +118,93 @@ impl Table {
         // Advise before the first write, so that the pages are backed huge from the start.
         advise_huge_pages(clusters.spare_capacity_mut());
         clusters.resize(n, Cluster::default());
-        Some(Table { clusters })
+        let high = (n * WAYS * GC_HIGH_PERMILLE / 1000).max(1);
+        Some(Table { clusters, used: 0, high, generation: 0, collections: 0 })
     }
 
     pub fn clear(&mut self) {
         self.clusters.fill(Cluster::default());
+        self.used = 0;
+        self.generation = 0;
+        self.collections = 0;
+    }
+
+    /// Entries the table holds.
+    pub fn capacity(&self) -> usize {
+        self.clusters.len() * WAYS
+    }
+
+    /// Collections since the table was made or cleared.
+    pub fn collections(&self) -> u64 {
+        self.collections
+    }
+
+    /// Writes `e` to slot `way` of cluster `i` (stamped with the generation), counting a slot that
+    /// was free; collects once the table is full enough.
+    #[inline]
+    fn put(&mut self, i: usize, way: usize, mut e: Entry) {
+        e.generation = self.generation;
+        let slot = &mut self.clusters[i].0[way];
+        let was_free = !slot.used;
+        *slot = e;
+        if was_free {
+            self.used += 1;
+            if self.used >= self.high {
+                self.collect();
+            }
+        }
+    }
+
+    /// Frees entries until at most [`GC_LOW_PERMILLE`] of them are in use (see the module docs):
+    /// ages the unknown entries of older generations, then drops unknown entries by increasing
+    /// work, then
+    /// if need be results by increasing work. Whole buckets of work go at a time, so a collection
+    /// may free somewhat more than it must.
+    pub fn collect(&mut self) {
+        let target = self.capacity() * GC_LOW_PERMILLE / 1000;
+        let excess = self.used.saturating_sub(target);
+        let generation = self.generation;
+        let mut unknown = [0usize; BUCKETS];
+        let mut results = [0usize; BUCKETS];
+        for c in self.clusters.iter_mut() {
+            for e in c.0.iter_mut().filter(|e| e.used) {
+                if e.pn == 0 || e.dn == 0 {
+                    results[bucket(e.amount)] += 1;
+                } else {
+                    if e.generation != generation {
+                        e.amount >>= 1;
+                    }
+                    unknown[bucket(e.amount)] += 1;
+                }
+            }
+        }
+        // The lowest buckets of unknown entries that free `excess`, then of results for the rest.
+        let threshold = |h: &[usize; BUCKETS], need: usize| -> (usize, usize) {
+            let mut freed = 0;
+            for (b, &n) in h.iter().enumerate() {
+                if freed >= need {
+                    return (b, freed);
+                }
+                freed += n;
+            }
+            (BUCKETS, freed)
+        };
+        let (unknown_below, freed) = threshold(&unknown, excess);
+        let (results_below, _) = threshold(&results, excess.saturating_sub(freed));
+        let mut used = 0;
+        for c in self.clusters.iter_mut() {
+            for e in c.0.iter_mut().filter(|e| e.used) {
+                let below = if e.pn == 0 || e.dn == 0 { results_below } else { unknown_below };
+                if bucket(e.amount) < below {
+                    e.used = false;
+                } else {
+                    used += 1;
+                }
+            }
+        }
+        self.used = used;
+        self.generation = generation.wrapping_add(1);
+        self.collections += 1;
     }
 
     #[inline(always)]
@@ -139,7 +257,7 @@ impl Table {
 
     /// The slot to write a new entry of board `key` to: a free one, else the one with the least
     /// work.
-    fn victim(cluster: &mut [Entry; WAYS]) -> &mut Entry {
+    fn victim(cluster: &[Entry; WAYS]) -> usize {
         let mut best = 0;
         let mut best_amount = u64::MAX;
         for (i, e) in cluster.iter().enumerate() {
@@ -154,33 +272,32 @@ impl Table {
                 best = i;
             }
         }
-        &mut cluster[best]
+        best
     }
 
     /// Stores the estimates of an unresolved node.
     pub fn store_unknown(&mut self, key: u64, hand: Hand, pn: u32, dn: u32, amount: u32) {
         debug_assert!(pn != 0 && dn != 0);
         let i = self.index(key);
-        let cluster = &mut self.clusters[i].0;
+        let cluster = &self.clusters[i].0;
         // The same node searched again: its work adds up.
-        let (slot, amount) = match cluster
+        let (way, amount) = match cluster
             .iter()
             .position(|e| e.used && e.key == key && e.hand == hand && e.pn != 0 && e.dn != 0)
         {
-            Some(j) => {
-                let total = amount.saturating_add(cluster[j].amount);
-                (&mut cluster[j], total)
-            }
+            Some(j) => (j, amount.saturating_add(cluster[j].amount)),
             None => (Self::victim(cluster), amount),
         };
-        *slot = Entry { key, hand, pn, dn, amount, len: 0, best: 0, used: true };
+        self.put(i, way, Entry { key, hand, pn, dn, amount, len: 0, best: 0, used: true, generation: 0 });
     }
 
     /// Stores a proof: mate in `len` plies with any hand dominating `hand`.
     pub fn store_proven(&mut self, key: u64, hand: Hand, len: u16, best: Option<Move>, amount: u32) {
         let i = self.index(key);
+        let generation = self.generation;
         let cluster = &mut self.clusters[i].0;
         let mut amount = amount;
+        let mut freed = 0;
         for e in cluster.iter_mut() {
             if !e.used || e.key != key {
                 continue;
@@ -189,27 +306,35 @@ impl Table {
                 if hand.dominates(e.hand) && e.len <= len {
                     // Already known as well or better.
                     e.amount = e.amount.max(amount);
+                    e.generation = generation;
+                    self.used -= freed;
                     return;
                 }
                 if e.hand.dominates(hand) && len <= e.len {
                     amount = amount.max(e.amount);
                     e.used = false;
+                    freed += 1;
                 }
             } else if e.dn != 0 && e.hand.dominates(hand) {
                 amount = amount.max(e.amount);
                 e.used = false;
+                freed += 1;
             }
         }
-        *Self::victim(cluster) =
-            Entry { key, hand, pn: 0, dn: INF, amount, len, best: best.map_or(0, Move::bits), used: true };
+        self.used -= freed;
+        let way = Self::victim(cluster);
+        let best = best.map_or(0, Move::bits);
+        self.put(i, way, Entry { key, hand, pn: 0, dn: INF, amount, len, best, used: true, generation: 0 });
     }
 
     /// Stores a disproof: no mate within `len` plies (any length if [`UNLIMITED`]) with any hand
     /// that `hand` dominates.
     pub fn store_disproven(&mut self, key: u64, hand: Hand, len: u16, amount: u32) {
         let i = self.index(key);
+        let generation = self.generation;
         let cluster = &mut self.clusters[i].0;
         let mut amount = amount;
+        let mut freed = 0;
         for e in cluster.iter_mut() {
             if !e.used || e.key != key {
                 continue;
@@ -217,25 +342,33 @@ impl Table {
             if e.dn == 0 {
                 if e.hand.dominates(hand) && e.len >= len {
                     e.amount = e.amount.max(amount);
+                    e.generation = generation;
+                    self.used -= freed;
                     return;
                 }
                 if hand.dominates(e.hand) && len >= e.len {
                     amount = amount.max(e.amount);
                     e.used = false;
+                    freed += 1;
                 }
             } else if e.pn != 0 && hand.dominates(e.hand) && len == UNLIMITED {
                 amount = amount.max(e.amount);
                 e.used = false;
+                freed += 1;
             }
         }
-        *Self::victim(cluster) = Entry { key, hand, pn: INF, dn: 0, amount, len, best: 0, used: true };
+        self.used -= freed;
+        let way = Self::victim(cluster);
+        self.put(
+            i,
+            way,
+            Entry { key, hand, pn: INF, dn: 0, amount, len, best: 0, used: true, generation: 0 },
+        );
     }
 
-    /// Permille of the first thousand clusters' slots in use (for `info hashfull`).
+    /// Permille of the entries in use (for `info hashfull`; at most [`GC_HIGH_PERMILLE`]).
     pub fn hashfull(&self) -> usize {
-        let n = self.clusters.len().min(1000);
-        let used: usize = self.clusters[..n].iter().map(|c| c.0.iter().filter(|e| e.used).count()).sum();
-        used * 1000 / (n * WAYS)
+        self.used * 1000 / self.capacity()
     }
 }
 
@@ -297,5 +430,45 @@ mod tests {
         assert_eq!(t.probe(k, hand(2, 1), 9, 1, 1).len, 3);
         t.clear();
         assert!(!t.probe(k, hand(2, 1), 9, 1, 1).found);
+    }
+
+    /// Far more entries than the table holds: it stays below its high mark, collects, keeps the
+    /// results and the entries with much work, and its counts add up.
+    #[test]
+    fn a_full_table_collects() {
+        let mut t = Table::try_new(1).expect("1 MiB");
+        let cap = t.capacity();
+        let mut s = 1u64;
+        let mut key = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s
+        };
+        // A few results and entries with much work, stored first...
+        let kept: Vec<u64> = (0..64).map(|_| key()).collect();
+        for (i, &k) in kept.iter().enumerate() {
+            match i % 3 {
+                0 => t.store_proven(k, hand(1, 0), 7, None, 1),
+                1 => t.store_disproven(k, hand(0, 1), UNLIMITED, 1),
+                _ => t.store_unknown(k, hand(0, 0), 5, 5, 1 << 20),
+            }
+        }
+        // ... then ten times the capacity of cheap unknown entries.
+        for _ in 0..cap * 10 {
+            t.store_unknown(key(), hand(0, 0), 2, 2, 1);
+            assert!(t.used <= t.high, "{} used of {cap}", t.used);
+        }
+        // (Some stores replace an entry of a full cluster instead of filling a free slot.)
+        assert!(t.collections() >= 5, "{} collections", t.collections());
+        let used = t.clusters.iter().flat_map(|c| c.0.iter()).filter(|e| e.used).count();
+        assert_eq!(used, t.used);
+        assert!(t.hashfull() <= GC_HIGH_PERMILLE);
+        // Some of the first entries may have lost their slot to a cluster neighbour, but a
+        // collection never drops a result or a busy entry while cheap unknown ones remain.
+        let probe_hand = |i: usize| if i.is_multiple_of(3) { hand(1, 1) } else { hand(0, 0) };
+        let found =
+            kept.iter().enumerate().filter(|&(i, &k)| t.probe(k, probe_hand(i), 9, 1, 1).found).count();
+        assert!(found >= kept.len() * 9 / 10, "{found} of {} kept", kept.len());
+        t.clear();
+        assert_eq!((t.used, t.collections(), t.hashfull()), (0, 0, 0));
     }
 }

@@ -1,0 +1,171 @@
+//! The fast part of the mate suite (`tests/data/mate_suite.tsv`, run whole by `make bench-mate`),
+//! through the real binary: the generated rows (`GEN_`) of at most [`FAST_PLIES`] plies answered
+//! by `go mate` with their exact length, and the same answers from a table of 1 MiB
+//! (`MateHash 1`, 32768 entries; the largest of these problems searches 680 000 nodes), which
+//! must keep working when full: the answers unchanged, `hashfull` never above the mark at which
+//! the table is collected.
+//!
+//! Each line is replayed here with the rules library: every move legal, every attacker move a
+//! check, the last position checkmate.
+
+mod common;
+
+use hayate::position::{MoveList, Position};
+use hayate::types::Move;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+/// The generated rows the tests take: these lengths solve in about a million nodes together (the
+/// longer ones, up to 15 plies, take ten times that; `make bench-mate` runs them).
+const FAST_PLIES: usize = 9;
+/// `hashfull` never goes above this (`GC_HIGH_PERMILLE` of src/mate/table.rs).
+const HASHFULL_MAX: usize = 875;
+
+/// The longest any one answer may take (a loaded machine; the rows take milliseconds).
+const ANSWER: Duration = Duration::from_secs(60);
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    out: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the engine");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, out) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine { child, stdin, out }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("write to the engine");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// The lines up to and including the first that starts with `prefix`.
+    fn expect(&mut self, prefix: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            match self.out.recv_timeout(ANSWER) {
+                Ok(line) => {
+                    let done = line.starts_with(prefix);
+                    lines.push(line);
+                    if done {
+                        return lines;
+                    }
+                }
+                Err(_) => panic!("no '{prefix}' within {ANSWER:?}; got {lines:?}"),
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let _ = self.child.wait();
+    }
+}
+
+/// Replays `answer` (`checkmate m1 m2 ...`) from `sfen`: the number of plies of a valid mating
+/// line, or why it is not one.
+fn mating_line(sfen: &str, answer: &str) -> Result<usize, String> {
+    let moves: Vec<&str> = answer.split(' ').skip(1).collect();
+    if moves.is_empty() || matches!(moves[0], "nomate" | "timeout" | "notimplemented") {
+        return Err(format!("no mate: {answer}"));
+    }
+    let mut pos = Position::from_sfen(sfen).map_err(|e| format!("{e:?}"))?;
+    for (i, m) in moves.iter().enumerate() {
+        let mv = Move::from_usi(m).ok_or_else(|| format!("{m} unreadable"))?;
+        if !pos.is_legal_move(mv) {
+            return Err(format!("ply {}: {m} illegal", i + 1));
+        }
+        pos.do_move(mv);
+        if i % 2 == 0 && !pos.in_check() {
+            return Err(format!("ply {}: {m} does not check", i + 1));
+        }
+    }
+    if !pos.in_check() || !MoveList::legal(&pos, true).is_empty() {
+        return Err("not checkmate at the end".to_string());
+    }
+    Ok(moves.len())
+}
+
+/// `hashfull N` of the last `info` line before the answer.
+fn hashfull(lines: &[String]) -> Option<usize> {
+    let info = lines.iter().rev().find(|l| l.starts_with("info "))?;
+    let mut words = info.split(' ');
+    words.by_ref().find(|&w| w == "hashfull")?;
+    words.next()?.parse().ok()
+}
+
+/// Solves every `GEN_` row with `MateHash` `mb`; returns (name, plies or why not, hashfull).
+fn solve_generated(mb: usize) -> Vec<(String, Result<usize, String>, Option<usize>)> {
+    let mut e = Engine::start();
+    e.send("usi");
+    e.expect("usiok");
+    e.send(&format!("setoption name MateHash value {mb}"));
+    e.send("isready");
+    e.expect("readyok");
+    let mut out = Vec::new();
+    for row in fast_rows() {
+        e.send(&format!("position sfen {}", row[1]));
+        e.send("go mate 20000");
+        let lines = e.expect("checkmate");
+        let answer = lines.last().expect("an answer");
+        out.push((row[0].clone(), mating_line(&row[1], answer), hashfull(&lines)));
+    }
+    out
+}
+
+fn fast_rows() -> Vec<Vec<String>> {
+    common::tsv_rows("mate_suite.tsv")
+        .into_iter()
+        .filter(|r| r[0].starts_with("GEN_") && r[2].parse::<usize>().expect("mate_plies") <= FAST_PLIES)
+        .collect()
+}
+
+/// The rows solved with `MateHash` `mb`: each must have its exact length and `hashfull` at most
+/// [`HASHFULL_MAX`].
+fn assert_exact(mb: usize) {
+    let want = fast_rows();
+    assert_eq!(want.len(), 30, "generated rows of at most {FAST_PLIES} plies");
+    let got = solve_generated(mb);
+    let wrong: Vec<String> = want
+        .iter()
+        .zip(&got)
+        .filter(|(row, (_, line, full))| {
+            line.as_ref() != Ok(&row[2].parse().expect("mate_plies")) || full.is_none_or(|f| f > HASHFULL_MAX)
+        })
+        .map(|(row, (name, line, full))| format!("{name}: want {}, got {line:?}, hashfull {full:?}", row[2]))
+        .collect();
+    assert!(wrong.is_empty(), "MateHash {mb}:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn generated_rows_are_mated_exactly() {
+    assert_exact(16);
+}
+
+#[test]
+fn a_one_mebibyte_table_gives_the_same_answers() {
+    assert_exact(1);
+}
