@@ -1,7 +1,13 @@
 //! The command-line subcommands refuse bad arguments with a message and a failing status, write
 //! nothing on stdout then, and never panic.
 
-use std::process::{Command, Stdio};
+mod common;
+
+use common::engine::{hayate, run};
+use std::time::Duration;
+
+/// Each command answers in well under this.
+const LIMIT: Duration = Duration::from_secs(30);
 
 #[test]
 fn bad_arguments_are_refused_with_a_message() {
@@ -16,20 +22,18 @@ fn bad_arguments_are_refused_with_a_message() {
         (&["--config", "/nonexistent/options.toml"][..], 1, "/nonexistent/options.toml"),
         (&["no-such-command"][..], 2, "unrecognized subcommand"),
     ] {
-        let out =
-            Command::new(env!("CARGO_BIN_EXE_hayate")).args(args).stdin(Stdio::null()).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        let out = run(hayate(args), LIMIT);
+        let err = &out.stderr;
+        assert_eq!(out.code, Some(code), "{args:?}: {err}");
         assert!(err.contains(message) && !err.contains("panicked"), "{args:?}: {err}");
-        assert!(out.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout);
     }
 }
 
 #[test]
 fn good_arguments_report_on_stdout() {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_hayate")).args(["perft", "2", "--reps", "2"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let text = String::from_utf8_lossy(&out.stdout);
+    let out = run(hayate(&["perft", "2", "--reps", "2"]), LIMIT);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let text = out.stdout;
     assert!(text.starts_with("Nodes searched: 900\n") && text.contains("median of 2"), "{text}");
 }

@@ -1,6 +1,8 @@
 //! `hayate gensfen`: determinism, resuming, sharding and merging, the position filters, and the
 //! conversion from game records to training positions. Short games at tiny node counts.
 
+mod common;
+
 use hayate::tools::gensfen::convert::{convert_files, convert_files_as, Filter, Format};
 use hayate::tools::gensfen::generate::{run, shard_paths, GenConfig};
 use hayate::tools::gensfen::merge::merge;
@@ -264,10 +266,9 @@ fn kept_positions_pass_the_filters_and_convert_back_exactly() {
 #[test]
 fn the_command_line_reports_bad_input_without_panicking() {
     let dir = scratch("cli");
-    let hayate = env!("CARGO_BIN_EXE_hayate");
     let run_cli = |args: &[&str]| {
-        let out = std::process::Command::new(hayate).args(args).output().unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), out.stdout.len())
+        let out = common::engine::run(common::engine::hayate(args), std::time::Duration::from_secs(60));
+        (out.code, out.stderr, out.stdout.len())
     };
     let d = dir.to_str().unwrap();
     let (code, err, _) = run_cli(&["gensfen", "--out", d, "--openings", "/nonexistent/openings.txt"]);

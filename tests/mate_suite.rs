@@ -10,11 +10,9 @@
 
 mod common;
 
+use common::engine::Engine;
 use hayate::position::{MoveList, Position};
 use hayate::types::Move;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
 /// The generated rows the tests take: these lengths solve in about a million nodes together (the
@@ -25,65 +23,6 @@ const HASHFULL_MAX: usize = 875;
 
 /// The longest any one answer may take (a loaded machine; the rows take milliseconds).
 const ANSWER: Duration = Duration::from_secs(60);
-
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    out: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the engine");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, out) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine { child, stdin, out }
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("write to the engine");
-        self.stdin.flush().expect("flush");
-    }
-
-    /// The lines up to and including the first that starts with `prefix`.
-    fn expect(&mut self, prefix: &str) -> Vec<String> {
-        let mut lines = Vec::new();
-        loop {
-            match self.out.recv_timeout(ANSWER) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    lines.push(line);
-                    if done {
-                        return lines;
-                    }
-                }
-                Err(_) => panic!("no '{prefix}' within {ANSWER:?}; got {lines:?}"),
-            }
-        }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        let _ = self.child.wait();
-    }
-}
 
 /// Replays `answer` (`checkmate m1 m2 ...`) from `sfen`: the number of plies of a valid mating
 /// line, or why it is not one.
@@ -120,16 +59,16 @@ fn hashfull(lines: &[String]) -> Option<usize> {
 /// Solves every `GEN_` row with `MateHash` `mb`; returns (name, plies or why not, hashfull).
 fn solve_generated(mb: usize) -> Vec<(String, Result<usize, String>, Option<usize>)> {
     let mut e = Engine::start();
-    e.send("usi");
-    e.expect("usiok");
-    e.send(&format!("setoption name MateHash value {mb}"));
-    e.send("isready");
-    e.expect("readyok");
+    e.send_line("usi");
+    e.until_within(ANSWER, |l| l == "usiok");
+    e.send_line(&format!("setoption name MateHash value {mb}"));
+    e.send_line("isready");
+    e.until_within(ANSWER, |l| l == "readyok");
     let mut out = Vec::new();
     for row in fast_rows() {
-        e.send(&format!("position sfen {}", row[1]));
-        e.send("go mate 20000");
-        let lines = e.expect("checkmate");
+        e.send_line(&format!("position sfen {}", row[1]));
+        e.send_line("go mate 20000");
+        let (lines, _) = e.until_within(ANSWER, |l| l.starts_with("checkmate"));
         let answer = lines.last().expect("an answer");
         out.push((row[0].clone(), mating_line(&row[1], answer), hashfull(&lines)));
     }

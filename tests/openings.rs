@@ -1,16 +1,18 @@
 //! `hayate openings` through the binary, and the committed book `data/openings-8000.txt`.
 
+mod common;
+
+use common::engine::{hayate, Engine};
 use hayate::tools::gensfen::opening::Opening;
 use std::collections::HashSet;
-use std::process::Command;
+use std::time::Duration;
+
+/// Each run here takes seconds at most.
+const LIMIT: Duration = Duration::from_secs(60);
 
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hayate")).arg("openings").args(args).output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let out = common::engine::run(hayate(&[&["openings"], args].concat()), LIMIT);
+    (out.code, out.stdout, out.stderr)
 }
 
 #[test]
@@ -71,20 +73,14 @@ fn the_committed_book_is_legal_and_distinct() {
 /// A reader that closes stdout early (`hayate openings ... | head`) ends the command quietly.
 #[test]
 fn a_reader_that_stops_early_ends_the_command_without_a_panic() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
     // 3,000 lines are more than a pipe holds: the command is still writing when the reader goes.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
-        .args(["openings", "--count", "3000", "--depth", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let mut e = Engine::start_cmd(hayate(&["openings", "--count", "3000", "--depth", "1"]));
+    e.close_input();
+    let first = e.until(|_| true).remove(0);
     assert!(first.starts_with("# hayate openings"), "{first}");
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    e.close_output();
+    let status = e.wait_exit(LIMIT);
+    let err = e.stderr();
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }

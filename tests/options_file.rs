@@ -1,6 +1,8 @@
 //! `engine-options.toml` lists exactly the options the engine declares, each with a valid value,
 //! and the engine reads it.
 
+mod common;
+
 use hayate::engine::options::{load_options, Options};
 use std::collections::BTreeSet;
 
@@ -40,10 +42,11 @@ fn a_bad_file_is_refused_with_its_line() {
     std::fs::write(&path, "Threads = 2\nMultiPV = 0\n").unwrap();
     let err = load_options(Some(&path)).unwrap_err();
     assert!(err.contains("line 2") && err.contains("MultiPV"), "{err}");
-    let out =
-        std::process::Command::new(env!("CARGO_BIN_EXE_hayate")).arg("--config").arg(&path).output().unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"));
+    let mut cmd = std::process::Command::new(common::engine::HAYATE);
+    cmd.arg("--config").arg(&path);
+    let out = common::engine::run(cmd, std::time::Duration::from_secs(30));
+    assert!(out.code.is_some_and(|c| c != 0), "{}", out.stderr);
+    assert!(out.stderr.contains("line 2"), "{}", out.stderr);
     std::fs::write(&path, "Threads = 3\n").unwrap();
     let (opts, problem) = load_options(Some(&path)).unwrap();
     assert!(problem.is_none());

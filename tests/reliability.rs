@@ -280,9 +280,11 @@ fn config_file_mistakes_name_their_line_and_duplicates_are_refused() {
         ("threads = 2\nTHREADS = 3\n", "line 2: THREADS sets Threads again"),
     ] {
         std::fs::write(&path, text).unwrap();
-        let out = Command::new(HAYATE).arg("--config").arg(&path).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{text}");
+        let mut cmd = Command::new(HAYATE);
+        cmd.arg("--config").arg(&path);
+        let out = common::engine::run(cmd, Duration::from_secs(30));
+        let err = &out.stderr;
+        assert!(out.code.is_some_and(|c| c != 0), "{text}: {err}");
         assert!(err.contains(want), "{text}: {err}");
         assert!(!err.contains("line 0"), "{err}");
     }

@@ -7,13 +7,13 @@
 //! memory limit (`ulimit -v`), so that a regression reading them whole fails at once instead of
 //! taking the machine's memory.
 
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::{Duration, Instant};
+mod common;
 
-const HAYATE: &str = env!("CARGO_BIN_EXE_hayate");
+use common::engine::{limited, run, Engine, HAYATE};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
 const HEADER: &str = "#YANEURAOU-DB2016 1.00";
 
 /// A fresh empty folder under the system's temporary folder.
@@ -24,94 +24,9 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The engine under a virtual-memory limit (KiB), started in `dir`.
-fn limited(dir: &Path, kib: u64, args: &[&str]) -> Command {
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c").arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\"")).arg(HAYATE).args(args);
-    cmd.current_dir(dir);
-    cmd
-}
-
-/// A running engine: its input, and its output lines as they come.
-struct Session {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-    /// Every line read so far.
-    seen: Vec<String>,
-}
-
-impl Session {
-    fn start(mut cmd: Command) -> Session {
-        let mut child =
-            cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("start");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Session { stdin: child.stdin.take(), child, lines, seen: Vec::new() }
-    }
-
-    fn send(&mut self, text: &str) {
-        let stdin = self.stdin.as_mut().expect("input open");
-        let _ = stdin.write_all(text.as_bytes());
-        let _ = stdin.flush();
-    }
-
-    /// Waits up to `limit` for a line that starts with `prefix`; returns whether one came.
-    fn wait_for(&mut self, prefix: &str, limit: Duration) -> bool {
-        let deadline = Instant::now() + limit;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let hit = line.starts_with(prefix);
-                    self.seen.push(line);
-                    if hit {
-                        return true;
-                    }
-                }
-                Err(_) => return false,
-            }
-        }
-    }
-
-    /// Waits up to `limit` for the engine to exit (it is killed after): its exit code, and how
-    /// long it took.
-    fn finish(&mut self, limit: Duration) -> (Option<i32>, Duration) {
-        let start = Instant::now();
-        let code = loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                break status.code();
-            }
-            if start.elapsed() > limit {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(200)) {
-            self.seen.push(line);
-        }
-        (code, start.elapsed())
-    }
-
-    fn output(&self) -> String {
-        self.seen.join("\n")
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// What the engine printed on stdout so far.
+fn stdout(e: &Engine) -> String {
+    e.seen.join("\n")
 }
 
 /// A file of `len` bytes: `head`, zeros (a hole: no disk space), then `tail` at the end.
@@ -135,13 +50,17 @@ fn a_book_of_zeros_is_refused_at_its_first_line_without_reading_it_whole() {
         ("three.db", 3u64 << 30, "set BookOnTheFly to true"),
     ] {
         sparse_file(&dir.join(name), b"", len, b"");
-        let mut s = Session::start(limited(&dir, 1_572_864, &[]));
+        let mut s = Engine::start_cmd(limited(&dir, 1_572_864, &[]));
         s.send(&format!("setoption name USI_Hash value 16\nsetoption name BookFile value {name}\nisready\n"));
-        assert!(s.wait_for("readyok", Duration::from_secs(10)), "{name}: {}", s.output());
+        assert!(
+            s.came_within(Duration::from_secs(10), |l| l.starts_with("readyok")),
+            "{name}: {}",
+            s.output()
+        );
         s.send("quit\n");
-        let (code, _) = s.finish(Duration::from_secs(5));
+        let code = s.wait_exit(Duration::from_secs(5)).and_then(|st| st.code());
         assert_eq!(code, Some(0), "{name}: {}", s.output());
-        assert!(s.output().contains(want), "{name}: {}", s.output());
+        assert!(stdout(&s).contains(want), "{name}: {}", s.output());
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -152,14 +71,14 @@ fn a_book_of_zeros_is_refused_at_its_first_line_without_reading_it_whole() {
 fn a_header_then_zeros_is_not_a_book_to_look_up() {
     let dir = temp_dir("header-zeros");
     sparse_file(&dir.join("book.db"), format!("{HEADER}\n").as_bytes(), 2 << 30, b"");
-    let mut s = Session::start(limited(&dir, 3_145_728, &[]));
+    let mut s = Engine::start_cmd(limited(&dir, 3_145_728, &[]));
     s.send("setoption name USI_Hash value 16\nsetoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
-    assert!(s.wait_for("readyok", Duration::from_secs(10)), "{}", s.output());
-    assert!(s.output().contains("a NUL byte at byte"), "{}", s.output());
+    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("readyok")), "{}", s.output());
+    assert!(stdout(&s).contains("a NUL byte at byte"), "{}", s.output());
     s.send("position startpos\ngo btime 2000 wtime 2000\n");
-    assert!(s.wait_for("bestmove ", Duration::from_secs(10)), "{}", s.output());
+    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("bestmove ")), "{}", s.output());
     s.send("quit\n");
-    let (code, _) = s.finish(Duration::from_secs(5));
+    let code = s.wait_exit(Duration::from_secs(5)).and_then(|st| st.code());
     assert_eq!(code, Some(0), "{}", s.output());
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -175,26 +94,26 @@ fn a_lookup_through_zeros_stops_at_once_and_quit_is_answered() {
     let head = format!("{HEADER}\nsfen 4k4/9/9/9/9/9/9/9/4K4 b - 1\n5i5h none 0 16 1\n");
     let tail = "# padding\n".repeat(8000);
     sparse_file(&dir.join("book.db"), head.as_bytes(), 1 << 30, tail.as_bytes());
-    let mut s = Session::start(limited(&dir, 3_145_728, &[]));
+    let mut s = Engine::start_cmd(limited(&dir, 3_145_728, &[]));
     s.send("setoption name USI_Hash value 16\nsetoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
-    assert!(s.wait_for("readyok", Duration::from_secs(10)), "{}", s.output());
-    assert!(s.output().contains("looked up in the file"), "{}", s.output());
+    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("readyok")), "{}", s.output());
+    assert!(stdout(&s).contains("looked up in the file"), "{}", s.output());
     let sent = Instant::now();
     s.send("position startpos\ngo btime 2000 wtime 2000\nquit\n");
-    let (code, _) = s.finish(Duration::from_secs(10));
+    let code = s.wait_exit(Duration::from_secs(10)).and_then(|st| st.code());
     let took = sent.elapsed();
     assert_eq!(code, Some(0), "{}", s.output());
     assert!(took < Duration::from_secs(5), "quit answered after {took:?}: {}", s.output());
-    assert!(s.output().contains("malformed at byte"), "{}", s.output());
+    assert!(stdout(&s).contains("malformed at byte"), "{}", s.output());
     // The book is put away: a second search does not read it again.
-    let mut s = Session::start(limited(&dir, 3_145_728, &[]));
+    let mut s = Engine::start_cmd(limited(&dir, 3_145_728, &[]));
     s.send("setoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
     s.send("position startpos\ngo depth 1\n");
-    assert!(s.wait_for("bestmove ", Duration::from_secs(10)), "{}", s.output());
+    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("bestmove ")), "{}", s.output());
     s.send("go depth 1\n");
-    assert!(s.wait_for("bestmove ", Duration::from_secs(10)), "{}", s.output());
+    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("bestmove ")), "{}", s.output());
     s.send("quit\n");
-    s.finish(Duration::from_secs(5));
+    s.wait_exit(Duration::from_secs(5));
     let reports = s.seen.iter().filter(|l| l.contains("malformed at byte")).count();
     assert_eq!(reports, 1, "{}", s.output());
     std::fs::remove_dir_all(&dir).unwrap();
@@ -217,16 +136,20 @@ fn an_options_file_that_is_a_fifo_or_a_device_is_refused_with_a_message() {
             let _ = std::fs::remove_file(&path);
             std::os::unix::fs::symlink(target, &path).unwrap();
         }
-        let mut s = Session::start(limited(&dir, 2_097_152, &[]));
+        let mut s = Engine::start_cmd(limited(&dir, 2_097_152, &[]));
         s.send("usi\n");
-        assert!(s.wait_for("usiok", Duration::from_secs(10)), "{what}: {}", s.output());
+        assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("usiok")), "{what}: {}", s.output());
         s.send("setoption name USI_Hash value 16\nisready\n");
-        assert!(s.wait_for("readyok", Duration::from_secs(10)), "{what}: {}", s.output());
+        assert!(
+            s.came_within(Duration::from_secs(10), |l| l.starts_with("readyok")),
+            "{what}: {}",
+            s.output()
+        );
         s.send("quit\n");
-        let (code, _) = s.finish(Duration::from_secs(5));
+        let code = s.wait_exit(Duration::from_secs(5)).and_then(|st| st.code());
         assert_eq!(code, Some(0), "{}", s.output());
         let want = format!("not a regular file ({what}); using built-in defaults");
-        assert!(s.output().contains(&want), "{make:?}: {}", s.output());
+        assert!(stdout(&s).contains(&want), "{make:?}: {}", s.output());
     }
     // Named with --config: an error, as for any bad file, and no wait.
     for (arg, want) in [
@@ -245,28 +168,9 @@ fn an_options_file_that_is_a_fifo_or_a_device_is_refused_with_a_message() {
 }
 
 /// Runs a command to its end (killed after 30 s), input closed: exit code, stderr, time taken.
-fn run_to_end(mut cmd: Command) -> (Option<i32>, String, Duration) {
-    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
-        s
-    });
-    let start = Instant::now();
-    let code = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status.code();
-        }
-        if start.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let took = start.elapsed();
-    (code, reader.join().unwrap(), took)
+fn run_to_end(cmd: Command) -> (Option<i32>, String, Duration) {
+    let ran = run(cmd, Duration::from_secs(30));
+    (ran.code, ran.stderr, ran.took)
 }
 
 /// `hayate gensfen ARGS` in `dir`: exit code and stderr.

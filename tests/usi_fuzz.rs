@@ -7,9 +7,10 @@
 //! A long run: `HAYATE_FUZZ_LINES=1000000 HAYATE_FUZZ_SECONDS=3600 cargo test --release --test
 //! usi_fuzz -- --nocapture`.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
+mod common;
+
+use common::engine::{Engine, Next};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 /// xorshift64*: a small deterministic generator.
@@ -191,47 +192,35 @@ fn random_and_mutated_lines_leave_the_engine_answering() {
     let seed = env_number("HAYATE_FUZZ_SEED", 1);
     let lines = env_number("HAYATE_FUZZ_LINES", 20_000);
     let budget = Duration::from_secs(env_number("HAYATE_FUZZ_SECONDS", 120));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start hayate");
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
+    let mut e = Engine::start();
     // Checkpoints, every SYNC_EVERY lines and at the end: a position no fuzz line sets (the
-    // number of pawns in hand tells checkpoints apart), shown with `d`, then `isready`. The reader
-    // reports each `readyok` that follows the line of the checkpoint it waits for; the writer
-    // waits for it, so the engine is never more than SYNC_EVERY lines behind, and a hang shows
-    // at the checkpoint after it.
+    // number of pawns in hand tells checkpoints apart), shown with `d`, then `isready`. The
+    // writer waits for the `readyok` that follows the line of that checkpoint's position, so the
+    // engine is never more than SYNC_EVERY lines behind, and a hang shows at the checkpoint after
+    // it.
     const SYNC_EVERY: u64 = 2_000;
     let mark = |k: u64| format!("9/9/9/4k4/9/4K4/9/9/9 b RB{}P 1", k % 17 + 2);
-    let (tx, rx) = mpsc::channel::<()>();
-    let reader = std::thread::spawn(move || {
-        let mut count = 0u64;
-        let mut next = 0u64;
+    let checkpoint = |e: &mut Engine, k: u64| {
+        let sync = format!("stop\nposition sfen {}\nd\nisready\n", mark(k));
+        if e.try_send_bytes(sync.as_bytes()).is_err() {
+            return false;
+        }
+        let want = format!("sfen {}", mark(k));
+        let deadline = Instant::now() + Duration::from_secs(60);
         let mut marked = false;
-        for line in BufReader::new(stdout).split(b'\n').map_while(Result::ok) {
-            count += 1;
-            marked |= line == format!("sfen {}", mark(next)).as_bytes();
-            if marked && line == b"readyok" {
-                let _ = tx.send(());
-                next += 1;
-                marked = false;
+        loop {
+            match e.next_within(deadline.saturating_duration_since(Instant::now())) {
+                Next::Line(line) if marked && line == "readyok" => return true,
+                Next::Line(line) => marked |= line == want,
+                Next::Timeout | Next::Ended => return false,
             }
         }
-        count
-    });
-    let checkpoint = |stdin: &mut std::process::ChildStdin, k: u64| {
-        let sync = format!("stop\nposition sfen {}\nd\nisready\n", mark(k));
-        stdin.write_all(sync.as_bytes()).and_then(|_| stdin.flush()).is_ok()
-            && rx.recv_timeout(Duration::from_secs(60)).is_ok()
     };
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let start = Instant::now();
     // Small tables: `usinewgame` clears the whole table, thousands of times.
-    stdin.write_all(b"setoption name USI_Hash value 16\nsetoption name MateHash value 16\n").unwrap();
+    e.try_send_bytes(b"setoption name USI_Hash value 16\nsetoption name MateHash value 16\n")
+        .expect("write to the engine");
     let mut dump = std::env::var_os("HAYATE_FUZZ_DUMP").map(|p| std::fs::File::create(p).expect("dump file"));
     let mut sent = 0u64;
     let mut syncs = 0u64;
@@ -239,7 +228,7 @@ fn random_and_mutated_lines_leave_the_engine_answering() {
     let mut answered = true;
     while sent < lines && start.elapsed() < budget && answered {
         let l = line(&mut rng);
-        if stdin.write_all(&l).and_then(|_| stdin.write_all(b"\n")).is_err() {
+        if e.try_send_bytes(&[&l[..], b"\n"].concat()).is_err() {
             panic!("the engine stopped reading after {sent} lines; the last ones:\n{}", show(&history));
         }
         if let Some(f) = dump.as_mut() {
@@ -251,26 +240,15 @@ fn random_and_mutated_lines_leave_the_engine_answering() {
         }
         sent += 1;
         if sent.is_multiple_of(SYNC_EVERY) {
-            answered = checkpoint(&mut stdin, syncs);
+            answered = checkpoint(&mut e, syncs);
             syncs += 1;
         }
     }
-    answered = answered && checkpoint(&mut stdin, syncs);
-    let _ = stdin.write_all(b"quit\n");
-    drop(stdin);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let code = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status.code();
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let output_lines = reader.join().unwrap();
+    answered = answered && checkpoint(&mut e, syncs);
+    let _ = e.try_send_bytes(b"quit\n");
+    e.close_input();
+    let code = e.wait_exit(Duration::from_secs(30)).and_then(|status| status.code());
+    let output_lines = e.seen.len();
     eprintln!(
         "usi fuzz: seed {seed}, {sent} lines in {:.1} s, {output_lines} lines of output",
         start.elapsed().as_secs_f64()

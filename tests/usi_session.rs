@@ -3,20 +3,18 @@
 //! illegal moves, and a replay of the 34 recorded GUI sessions in `tests/data/usi-sessions/`.
 //! Every `bestmove` is checked to be legal and to come exactly once per `go`.
 
+mod common;
+
+use common::engine::Next;
 use hayate::position::{MoveList, Position};
 use hayate::types::Move;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// The engine in a session: the shared driver, and the position last sent, to check bestmoves
+/// against.
 struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    out: Receiver<String>,
-    /// Every line received, for failure messages.
-    log: Vec<String>,
-    /// The position last sent, to check bestmoves against.
+    engine: common::engine::Engine,
     pos: Position,
 }
 
@@ -36,51 +34,30 @@ fn slack() -> u32 {
 fn engine_command() -> Command {
     match std::env::var_os("HAYATE_USI_ENGINE") {
         Some(cmd) => Command::new(cmd),
-        None => Command::new(env!("CARGO_BIN_EXE_hayate")),
+        None => Command::new(common::engine::HAYATE),
     }
 }
 
 impl Engine {
     fn start() -> Engine {
-        let mut child = engine_command()
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start hayate");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                match line {
-                    Ok(mut l) => {
-                        // A Windows build's line ends may carry a carriage return.
-                        if l.ends_with('\r') {
-                            l.pop();
-                        }
-                        if tx.send(l).is_err() {
-                            break;
-                        }
-                    }
-                    Err(_) => break,
-                }
-            }
-        });
-        Engine { child, stdin, out: rx, log: Vec::new(), pos: Position::startpos() }
+        let mut cmd = engine_command();
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+        Engine { engine: common::engine::Engine::start_cmd(cmd), pos: Position::startpos() }
     }
 
     fn send(&mut self, line: &str) {
-        self.log.push(format!("> {line}"));
-        writeln!(self.stdin, "{line}").expect("write to engine");
-        self.stdin.flush().unwrap();
+        self.engine.try_send_bytes(format!("{line}\n").as_bytes()).expect("write to engine");
         let tokens: Vec<&str> = line.split_whitespace().collect();
         if let ["position", rest @ ..] = tokens.as_slice() {
             if let Ok((p, _)) = Position::from_usi_args(rest) {
                 self.pos = p;
             }
         }
+    }
+
+    /// The session so far, for failure messages.
+    fn log(&self) -> String {
+        self.engine.output()
     }
 
     /// Waits for a line starting with `prefix`; returns it and every line before it.
@@ -93,44 +70,33 @@ impl Engine {
         let mut deadline = Instant::now() + timeout;
         let mut before = Vec::new();
         let mut restarts = 0;
+        // Only a first `usi` sent: nothing else has been said in this session yet.
+        let only_usi = |e: &Engine| *e.engine.transcript() == ["> usi"];
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.out.recv_timeout(left) {
-                Ok(line) => {
-                    self.log.push(format!("< {line}"));
+            match self.engine.next_within(left) {
+                Next::Line(line) => {
                     if line.starts_with(prefix) {
                         return (line, before);
                     }
                     before.push(line);
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("no '{prefix}' within {timeout:?}; session:\n{}", self.log.join("\n"))
-                }
-                Err(RecvTimeoutError::Disconnected)
-                    if slack() > 1 && restarts < 2 && self.log == ["> usi"] =>
-                {
+                Next::Timeout => panic!("no '{prefix}' within {timeout:?}; session:\n{}", self.log()),
+                Next::Ended if slack() > 1 && restarts < 2 && only_usi(self) => {
                     eprintln!("the engine under Wine exited before it answered `usi`; starting it again");
                     *self = Engine::start();
                     self.send("usi");
                     restarts += 1;
                     deadline = Instant::now() + timeout;
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("engine exited waiting for '{prefix}'; session:\n{}", self.log.join("\n"))
-                }
+                Next::Ended => panic!("engine exited waiting for '{prefix}'; session:\n{}", self.log()),
             }
         }
     }
 
     /// Lines that arrive within `wait`, without expecting any.
     fn drain(&mut self, wait: Duration) -> Vec<String> {
-        let deadline = Instant::now() + wait;
-        let mut lines = Vec::new();
-        while let Ok(l) = self.out.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            self.log.push(format!("< {l}"));
-            lines.push(l);
-        }
-        lines
+        self.engine.drain(wait)
     }
 
     /// Waits for a `bestmove`, checks it is legal (or resign/win) and that no second one follows.
@@ -146,7 +112,7 @@ impl Engine {
                     self.pos.is_legal_move(mv),
                     "illegal {line} in {}\n{}",
                     self.pos.to_sfen(),
-                    self.log.join("\n")
+                    self.log()
                 );
                 if let (Some(&"ponder"), Some(p)) = (tokens.get(2), tokens.get(3)) {
                     let mut after = self.pos.clone();
@@ -169,23 +135,10 @@ impl Engine {
 
     fn quit(&mut self) {
         self.send("quit");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "exit status {status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "engine did not exit after quit:\n{}", self.log.join("\n"));
-            std::thread::sleep(Duration::from_millis(10));
+        match self.engine.wait_exit(Duration::from_secs(5)) {
+            Some(status) => assert!(status.success(), "exit status {status}"),
+            None => panic!("engine did not exit after quit:\n{}", self.log()),
         }
-    }
-}
-
-impl Drop for Engine {
-    /// A failing test must not leave a searching engine behind.
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -505,11 +458,7 @@ fn replay(name: &str, text: &str, scale: u64) {
                 e.bestmove(LONG);
             }
             "quit" => {
-                let deadline = Instant::now() + Duration::from_secs(5);
-                while e.child.try_wait().unwrap().is_none() {
-                    assert!(Instant::now() < deadline, "{name}: no exit after quit");
-                    std::thread::sleep(Duration::from_millis(10));
-                }
+                assert!(e.engine.wait_exit(Duration::from_secs(5)).is_some(), "{name}: no exit after quit");
                 return;
             }
             _ => {}
