@@ -12,7 +12,7 @@ use super::report::ScoreBound;
 use super::shared::SharedState;
 use super::stack::STACK_OFFSET;
 use super::thread::Worker;
-use super::tt::{Bound, TtSlot};
+use super::tt::{Bound, TranspositionTable, TtSlot};
 use crate::position::{see::SEE_PIECE_VALUE, Declaration, Repetition};
 use crate::types::{
     mate_in, mated_in, Depth, Move, PieceType, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATED_IN_MAX_PLY,
@@ -28,6 +28,25 @@ pub fn value_to_tt(v: Value, ply: i32) -> Value {
         v - ply
     } else {
         v
+    }
+}
+
+/// Where a node's results go in the table: the table, the slot its probe chose, the node's key,
+/// and its ply (mate scores are stored relative to the node).
+#[derive(Clone, Copy)]
+pub(super) struct TtPlace<'a> {
+    pub tt: &'a TranspositionTable,
+    pub slot: TtSlot,
+    pub key: u64,
+    pub ply: i32,
+}
+
+impl TtPlace<'_> {
+    /// Stores a searched `value` (a mate score made relative to the node, [`value_to_tt`]),
+    /// with the node's `eval`, at `depth`: the one way the search stores a value it found.
+    #[inline]
+    pub fn store(self, mv: Option<Move>, value: Value, eval: Value, depth: Depth, bound: Bound, pv: bool) {
+        self.tt.store(self.slot, self.key, mv, value_to_tt(value, self.ply), eval, depth, bound, pv);
     }
 }
 
@@ -179,20 +198,15 @@ impl Worker {
     /// ([`contact_mate_in_one`](crate::position::Position::contact_mate_in_one)): the node's
     /// value, with its PV and table entry set.
     #[inline]
-    pub(super) fn mate_in_one_value<const PV: bool>(
-        &mut self,
-        ply: i32,
-        key: u64,
-        slot: TtSlot,
-        shared: &SharedState,
-    ) -> Option<Value> {
+    pub(super) fn mate_in_one_value<const PV: bool>(&mut self, place: TtPlace) -> Option<Value> {
         let m = self.pos.contact_mate_in_one()?;
+        let ply = place.ply;
         let v = mate_in(ply + 1);
         if PV {
             self.pv.clear(ply as usize + 1);
             self.pv.update(ply as usize, m);
         }
-        shared.tt.store(slot, key, Some(m), value_to_tt(v, ply), VALUE_NONE, MAX_PLY, Bound::Exact, PV);
+        place.store(Some(m), v, VALUE_NONE, MAX_PLY, Bound::Exact, PV);
         Some(v)
     }
 
@@ -370,6 +384,7 @@ impl Worker {
         // Step 4. Transposition table lookup.
         let key = self.pos.key();
         let (tt_hit, slot) = shared.tt.probe(key);
+        let place = TtPlace { tt: &shared.tt, slot, key, ply };
         let tt_value = tt_hit.map_or(VALUE_NONE, |d| value_from_tt(d.value, ply));
         let tt_depth = tt_hit.map_or(-100, |d| d.depth);
         let tt_bound = tt_hit.map_or(Bound::None, |d| d.bound);
@@ -424,7 +439,7 @@ impl Worker {
         // candidates judged on bitboards), and it finds mates that the pruning below would never
         // look at. Only on table misses: a hit already carries what an earlier visit learned.
         if !ROOT && !in_check && tt_hit.is_none() && excluded.is_none() {
-            if let Some(v) = self.mate_in_one_value::<PV>(ply, key, slot, shared) {
+            if let Some(v) = self.mate_in_one_value::<PV>(place) {
                 return v;
             }
         }
@@ -638,16 +653,7 @@ impl Worker {
                         return 0;
                     }
                     if value >= probcut_beta {
-                        shared.tt.store(
-                            slot,
-                            key,
-                            Some(m),
-                            value_to_tt(value, ply),
-                            unadjusted_eval,
-                            probcut_depth + 1,
-                            Bound::Lower,
-                            tt_pv,
-                        );
+                        place.store(Some(m), value, unadjusted_eval, probcut_depth + 1, Bound::Lower, tt_pv);
                         if !is_decisive(value) {
                             return value - (probcut_beta - beta);
                         }
@@ -1068,16 +1074,8 @@ impl Worker {
                 Bound::Upper
             };
             let store_depth = if move_count != 0 { depth } else { (depth + 6).min(MAX_PLY - 1) };
-            shared.tt.store(
-                slot,
-                key,
-                best_move,
-                value_to_tt(best_value, ply),
-                unadjusted_eval,
-                store_depth,
-                bound,
-                self.stack[s].tt_pv,
-            );
+            let pv = self.stack[s].tt_pv;
+            place.store(best_move, best_value, unadjusted_eval, store_depth, bound, pv);
         }
         if !in_check
             && !best_move.is_some_and(|m| self.pos.is_capture(m))

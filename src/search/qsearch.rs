@@ -1,9 +1,7 @@
 //! Quiescence search: below the main search's horizon, captures and pawn promotions (evasions
 //! when in check) until the position is quiet, standing pat on the corrected static evaluation.
 
-use super::alphabeta::{
-    is_decisive, is_loss, is_win, value_from_tt, value_to_tt, DEPTH_QS, DEPTH_UNSEARCHED,
-};
+use super::alphabeta::{is_decisive, is_loss, is_win, value_from_tt, TtPlace, DEPTH_QS, DEPTH_UNSEARCHED};
 use super::correction::CorrectionHistory;
 use super::history::{piece_to, ContKeys, CONT_PLIES};
 use super::movepick::{is_tactical, MovePicker, QuietContext};
@@ -42,6 +40,7 @@ impl Worker {
 
         let key = self.pos.key();
         let (tt_hit, slot) = shared.tt.probe(key);
+        let place = TtPlace { tt: &shared.tt, slot, key, ply };
         let tt_value = tt_hit.map_or(VALUE_NONE, |d| value_from_tt(d.value, ply));
         let tt_bound = tt_hit.map_or(Bound::None, |d| d.bound);
         let pv_hit = tt_hit.is_some_and(|d| d.pv);
@@ -89,7 +88,7 @@ impl Worker {
             } else {
                 // A mate in one by a quiet check (a drop, usually) is what a captures-only horizon
                 // misses most.
-                if let Some(v) = self.mate_in_one_value::<PV>(ply, key, slot, shared) {
+                if let Some(v) = self.mate_in_one_value::<PV>(place) {
                     return v;
                 }
                 unadjusted_eval = self.eval.evaluate(&self.pos);
@@ -102,16 +101,7 @@ impl Worker {
                     best = (best + beta) / 2;
                 }
                 if tt_hit.is_none() {
-                    shared.tt.store(
-                        slot,
-                        key,
-                        None,
-                        value_to_tt(best, ply),
-                        unadjusted_eval,
-                        DEPTH_UNSEARCHED,
-                        Bound::Lower,
-                        false,
-                    );
+                    place.store(None, best, unadjusted_eval, DEPTH_UNSEARCHED, Bound::Lower, false);
                 }
                 return best;
             }
@@ -184,16 +174,7 @@ impl Worker {
             best_value = (best_value + beta) / 2;
         }
         let bound = if best_value >= beta { Bound::Lower } else { Bound::Upper };
-        shared.tt.store(
-            slot,
-            key,
-            best_move,
-            value_to_tt(best_value, ply),
-            unadjusted_eval,
-            DEPTH_QS,
-            bound,
-            pv_hit,
-        );
+        place.store(best_move, best_value, unadjusted_eval, DEPTH_QS, bound, pv_hit);
         best_value
     }
 }
