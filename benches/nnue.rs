@@ -193,13 +193,13 @@ fn main() {
     let walk = walk_only(&mut work);
     println!("do/undo alone: {:>12.0} nodes/s", walk);
     let roots = &work.roots;
-    let embedded = rate(|| {
+    let linear = rate(|| {
         for pos in roots {
-            black_box(hayate::eval::embedded::evaluate(black_box(pos)));
+            black_box(hayate::eval::linear::evaluate(black_box(pos)));
         }
         roots.len()
     });
-    println!("embedded evaluation (no file), full: {:>12.0} evaluations/s\n", embedded);
+    println!("linear evaluation (no file), full: {:>12.0} evaluations/s\n", linear);
     let heads = [
         "incremental",
         "(minus do/undo)",

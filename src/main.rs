@@ -48,7 +48,7 @@ enum Command {
         #[arg(default_value_t = tools::bench::DEFAULT_DEPTH, value_parser = tools::bench::parse_depth)]
         depth: i32,
     },
-    /// Tune the embedded evaluation: make self-play data, then fit the weights to it.
+    /// Tune the linear evaluation: make self-play data, then fit the weights to it.
     #[command(subcommand)]
     Tune(TuneCommand),
     /// Self-play training data for NNUE (YaneuraOu PackedSfenValue .bin and compact game
@@ -117,7 +117,7 @@ enum TuneCommand {
         #[arg(required = true)]
         data: Vec<PathBuf>,
         /// Where to write the weights (Rust source).
-        #[arg(long, default_value = "src/eval/weights.rs")]
+        #[arg(long, default_value = "src/eval/linear/weights.rs")]
         out: PathBuf,
         /// Weight of the search score in the target (0: results only, 1: scores only).
         #[arg(long, default_value_t = 0.5)]

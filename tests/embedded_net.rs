@@ -84,7 +84,7 @@ fn exported_net_loads_through_eval_file_and_evaluates_identically() {
     assert_eq!(embedded, auto_file);
     // Without a file, Auto is the linear evaluation; Linear ignores the file.
     assert_eq!(auto_no_file, linear);
-    let expected_linear: Vec<i32> = positions.iter().map(hayate::eval::embedded::evaluate).collect();
+    let expected_linear: Vec<i32> = positions.iter().map(hayate::eval::linear::evaluate).collect();
     assert_eq!(linear, expected_linear);
     // The net is not the linear evaluation in disguise.
     let differ = embedded.iter().zip(&linear).filter(|(a, b)| a != b).count();

@@ -520,7 +520,7 @@ fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
     e.bestmove(LONG);
     // EvalType: the linear evaluation despite the net, then material only (black has a rook in
     // hand, white's: +2 * 990 for black to move), with a search; back to the net.
-    let embedded = hayate::eval::embedded::evaluate(&hayate::position::Position::startpos());
+    let embedded = hayate::eval::linear::evaluate(&hayate::position::Position::startpos());
     e.send("setoption name EvalType value Linear");
     e.send("eval");
     let (v, _) = e.expect("eval = ", Duration::from_secs(2));
@@ -550,7 +550,7 @@ fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
     assert!(before.iter().any(|l| l.contains("using the linear evaluation")), "{before:?}");
     e.send("eval");
     let (v, _) = e.expect("eval = ", Duration::from_secs(2));
-    let embedded = hayate::eval::embedded::evaluate(&hayate::position::Position::startpos());
+    let embedded = hayate::eval::linear::evaluate(&hayate::position::Position::startpos());
     assert_eq!(v, format!("eval = {embedded}"));
     e.send("go depth 2");
     e.bestmove(LONG);

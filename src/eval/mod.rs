@@ -1,5 +1,5 @@
 //! Evaluation: YaneuraOu-compatible NNUE (the default plays Hayate's own net, embedded in the
-//! binary, when no net file is loaded), the linear evaluation (`embedded.rs`, which needs no file
+//! binary, when no net file is loaded), the linear evaluation (`linear/`, which needs no file
 //! either), and a material-only evaluation for comparing searches.
 //!
 //! [`Evaluator`] is the one entry point the search calls. It follows moves as a
@@ -7,11 +7,9 @@
 //! position knowing about them, and it falls back to the linear evaluation when it has no net
 //! or a position has no NNUE value (a king missing).
 
-pub mod embedded;
-pub mod features;
+pub mod linear;
 pub mod material;
 pub mod nnue;
-pub mod weights;
 
 use crate::position::{MoveObserver, Position};
 use crate::types::{Move, Value, VALUE_EVAL_MAX};
@@ -27,7 +25,7 @@ pub enum EvalType {
     /// The net of `EvalFile`/`EvalDir` when one is loaded, else the net embedded in the binary
     /// ([`nnue::embedded_net`]).
     Nnue,
-    /// The embedded linear evaluation, even when a net is loaded.
+    /// The linear evaluation, even when a net is loaded.
     Linear,
     /// Material only, at YaneuraOu's MATERIAL_LEVEL 1 piece values (to compare searches).
     Material,
@@ -103,7 +101,7 @@ pub struct Evaluator {
     /// Some in material mode.
     material: Option<MaterialState>,
     /// The linear evaluation's incremental part; Some when it is what the evaluator plays with.
-    linear: Option<embedded::LinearState>,
+    linear: Option<linear::LinearState>,
 }
 
 impl Evaluator {
@@ -112,10 +110,10 @@ impl Evaluator {
     pub fn configure(&mut self, kind: EvalType, net: Option<&Arc<Network>>, fv_scale: i32) {
         self.set_network(kind.network(net), fv_scale);
         self.material = (kind == EvalType::Material).then(MaterialState::default);
-        self.linear = (self.nnue.is_none() && self.material.is_none()).then(embedded::LinearState::default);
+        self.linear = (self.nnue.is_none() && self.material.is_none()).then(linear::LinearState::default);
     }
 
-    /// Uses `net` (or the embedded evaluation for `None`) with the given FV_SCALE. Keeps the
+    /// Uses `net` (or the linear evaluation for `None`) with the given FV_SCALE. Keeps the
     /// state when the net is unchanged.
     pub fn set_network(&mut self, net: Option<&Arc<Network>>, fv_scale: i32) {
         match net {
@@ -147,9 +145,9 @@ impl Evaluator {
             return m.evaluate(pos).clamp(-VALUE_EVAL_MAX, VALUE_EVAL_MAX);
         }
         let v = match (&mut self.nnue, &mut self.linear) {
-            (Some(n), _) => n.evaluate(pos).unwrap_or_else(|| embedded::evaluate(pos)),
+            (Some(n), _) => n.evaluate(pos).unwrap_or_else(|| linear::evaluate(pos)),
             (None, Some(l)) => l.evaluate(pos),
-            (None, None) => embedded::evaluate(pos),
+            (None, None) => linear::evaluate(pos),
         };
         v.clamp(-VALUE_EVAL_MAX, VALUE_EVAL_MAX)
     }

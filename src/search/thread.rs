@@ -221,7 +221,7 @@ impl ThreadPool {
     }
 
     /// Sets the evaluation of every worker: `kind`, with an NNUE net where it uses one (the
-    /// embedded evaluation for `None`). Waits for a running search first.
+    /// linear evaluation for `None`). Waits for a running search first.
     pub fn set_network(
         &mut self,
         kind: EvalType,

@@ -112,7 +112,7 @@ pub fn fit(
     if data.is_empty() {
         return Err("no positions to fit".into());
     }
-    let start = crate::eval::weights::WEIGHTS.to_vec();
+    let start = crate::eval::linear::weights::WEIGHTS.to_vec();
     let result = fit_weights(&data, &start, config, |it, loss| {
         if it.is_multiple_of(100) {
             eprintln!("iteration {it:>5}  train loss {loss:.6}  {:.0} s", t.elapsed().as_secs_f64());

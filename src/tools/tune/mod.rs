@@ -1,4 +1,4 @@
-//! Tuning the embedded evaluation from data the engine makes itself (`hayate tune`).
+//! Tuning the linear evaluation from data the engine makes itself (`hayate tune`).
 //!
 //! Two steps: [`selfplay`] plays fast games and keeps quiet positions with the search score and
 //! the game result; [`texel`] fits the evaluation's weights to them (Texel's method: minimise the

@@ -1,4 +1,4 @@
-//! Self-play data for tuning the embedded evaluation: games between two copies of the engine at a
+//! Self-play data for tuning the linear evaluation: games between two copies of the engine at a
 //! fixed node count (played by `gensfen`'s player), each quiet position kept with the search's
 //! score and, once the game is over, its result.
 //!

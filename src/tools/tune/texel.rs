@@ -1,4 +1,4 @@
-//! Texel tuning of the embedded evaluation's weights.
+//! Texel tuning of the linear evaluation's weights.
 //!
 //! Each position's target is a blend of the game result and the search score mapped to a winning
 //! probability: `lambda * sigmoid(score / K) + (1 - lambda) * result`. `K` is first fitted so that
@@ -8,7 +8,7 @@
 //! stored as its sparse feature list (from the side to move's view) and the gradient is exact.
 
 use super::selfplay::Record;
-use crate::eval::features::{describe, FeatureList, NUM_FEATURES};
+use crate::eval::linear::features::{describe, FeatureList, NUM_FEATURES};
 use crate::position::Position;
 use crate::types::Color;
 
@@ -233,10 +233,10 @@ pub fn fit(
     }
 }
 
-/// The Rust source of `src/eval/weights.rs` holding `weights`, one commented group per feature
+/// The Rust source of `src/eval/linear/weights.rs` holding `weights`, one commented group per feature
 /// group.
 pub fn weights_source(weights: &[i16], header: &str) -> String {
-    use crate::eval::features as f;
+    use crate::eval::linear::features as f;
     let groups = [
         (f::MATERIAL, "material on the board, by kind (1..=14)"),
         (f::HAND, "pieces in hand: the n-th piece of each kind"),
@@ -251,7 +251,7 @@ pub fn weights_source(weights: &[i16], header: &str) -> String {
     ];
     let mut out = String::new();
     out.push_str(
-        "//! Weights of the embedded evaluation, one per feature of `features.rs` (same order, same\n\
+        "//! Weights of the linear evaluation, one per feature of `features.rs` (same order, same\n\
          //! encoding; group offsets are the constants there). Written by `hayate tune fit` (docs/engine.md,\n\
          //! \"The linear evaluation and how to re-tune it\"); edit by re-running the tuner, not by hand.\n",
     );
@@ -286,7 +286,7 @@ pub fn biggest_changes(before: &[i16], after: &[i16], n: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::features::MATERIAL;
+    use crate::eval::linear::features::MATERIAL;
 
     #[test]
     fn eval_of_the_data_set_matches_the_engine() {
@@ -297,10 +297,10 @@ mod tests {
         let lines: Vec<String> = sfens.iter().map(|s| format!("{s}\t0\t0.5")).collect();
         let (data, bad) = DataSet::from_lines(lines.iter().map(String::as_str));
         assert_eq!((data.len(), bad), (2, 0));
-        let w: Vec<f64> = crate::eval::weights::WEIGHTS.iter().map(|&x| x as f64).collect();
+        let w: Vec<f64> = crate::eval::linear::weights::WEIGHTS.iter().map(|&x| x as f64).collect();
         for (p, sfen) in sfens.iter().enumerate() {
             let pos = Position::from_sfen(sfen).unwrap();
-            assert_eq!(data.eval(p, &w) as i32, crate::eval::embedded::evaluate(&pos));
+            assert_eq!(data.eval(p, &w) as i32, crate::eval::linear::evaluate(&pos));
         }
     }
 
@@ -311,7 +311,7 @@ mod tests {
         let lines: Vec<String> = (0..50).map(|_| format!("{sfen}\t300\t1")).collect();
         let (data, bad) = DataSet::from_lines(lines.iter().map(String::as_str));
         assert_eq!((data.len(), bad), (50, 0));
-        let start = crate::eval::weights::WEIGHTS.to_vec();
+        let start = crate::eval::linear::weights::WEIGHTS.to_vec();
         let config = TexelConfig {
             iterations: 50,
             learning_rate: 0.05,
@@ -327,7 +327,7 @@ mod tests {
             report.train_loss_after,
             report.k
         );
-        let pawn_in_hand = crate::eval::features::HAND;
+        let pawn_in_hand = crate::eval::linear::features::HAND;
         assert!(report.weights[pawn_in_hand] > start[pawn_in_hand]);
         assert_eq!(report.weights[MATERIAL + 8], start[MATERIAL + 8], "no king material feature");
         assert!(weights_source(&report.weights, "test").contains("pub static WEIGHTS"));

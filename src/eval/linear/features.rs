@@ -1,4 +1,4 @@
-//! The features of the embedded evaluation: a linear function of these, one weight each
+//! The features of the linear evaluation: a linear function of these, one weight each
 //! (`weights.rs`). The evaluation and the tuner walk the same code ([`extract`]), so the tuned
 //! weights mean exactly what the evaluation computes.
 //!

@@ -1,14 +1,17 @@
-//! The embedded evaluation: needs no file. A linear function of the features in `features.rs`
-//! with the weights in `weights.rs`, tuned on the engine's own self-play games (`hayate tune`).
+//! The linear evaluation: needs no file, its weights are in the binary. A linear function of the
+//! features in `features.rs` with the weights in `weights.rs`, tuned on the engine's own self-play games (`hayate tune`).
 //!
 //! Its placement part (material, tables, places relative to the kings, hands) changes only where
 //! a move changes the board, so a search keeps it incrementally ([`LinearState`]); the attack part
 //! is computed at each evaluation.
 
-use super::features::{extract, extract_dynamic, extract_placement, hand_feature, piece_features, Scorer};
-use super::weights::WEIGHTS;
+pub mod features;
+pub mod weights;
+
 use crate::position::Position;
 use crate::types::{Color, Move, PieceType, Value, VALUE_EVAL_MAX};
+use features::{extract, extract_dynamic, extract_placement, hand_feature, piece_features, Scorer};
+use weights::WEIGHTS;
 
 /// The static evaluation for the side to move.
 pub fn evaluate(pos: &Position) -> Value {
@@ -158,7 +161,7 @@ mod tests {
 
     #[test]
     fn colour_symmetric() {
-        let bench = include_str!("../../tests/data/bench.sfen");
+        let bench = include_str!("../../../tests/data/bench.sfen");
         for sfen in bench.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
             let pos = Position::from_sfen(sfen).unwrap();
             assert_eq!(evaluate(&pos), evaluate(&mirrored(sfen)), "{sfen}");
@@ -193,7 +196,7 @@ mod tests {
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^ (z >> 31)
         };
-        let bench = include_str!("../../tests/data/bench.sfen");
+        let bench = include_str!("../../../tests/data/bench.sfen");
         let (mut checked, mut king_moves) = (0, 0);
         for sfen in bench.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
             let mut pos = Position::from_sfen(sfen).unwrap();

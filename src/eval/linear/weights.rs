@@ -1,4 +1,4 @@
-//! Weights of the embedded evaluation, one per feature of `features.rs` (same order, same
+//! Weights of the linear evaluation, one per feature of `features.rs` (same order, same
 //! encoding; group offsets are the constants there). Written by `hayate tune fit` (docs/engine.md,
 //! "The linear evaluation and how to re-tune it"); edit by re-running the tuner, not by hand.
 //!
