@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::engine::{Engine, ANSWER_LIMIT, HAYATE};
+use common::engine::{is_best, Engine, ANSWER_LIMIT, HAYATE};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -243,29 +243,36 @@ fn a_net_file_created_or_changed_later_is_read_at_the_next_isready() {
 fn tables_and_threads_beyond_the_memory_shrink_with_a_message() {
     let mut cmd = Command::new("sh");
     cmd.args(["-c", "ulimit -v 1500000 && exec \"$0\"", HAYATE]);
-    let steps: [(u64, &[u8]); 5] = [
-        (0, b"setoption name USI_Hash value 65536\nsetoption name Threads value 2\nisready\n"),
-        // Each step waits long enough for the one before on a loaded machine (a `go mate` sent
-        // too early stops the search before its first iteration, and it reports no line).
-        (1500, b"position startpos\ngo depth 4\n"),
-        (5000, b"setoption name MateHash value 65536\nposition sfen 7kl/9/7G1/9/9/9/9/9/K8 b G 1\ngo mate 5000\n"),
-        (3000, b"setoption name Threads value 512\nusinewgame\nposition startpos\ngo depth 2\n"),
-        (3000, b"isready\nquit\n"),
-    ];
-    let (o, _, _) =
-        session_steps_cmd(cmd, Path::new(env!("CARGO_MANIFEST_DIR")), &steps, Duration::from_secs(60));
-    assert_eq!(o.code, Some(0), "{}", o.out);
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    let mut e = Engine::start_cmd(cmd);
+    // Each step waits for the answer of the one before: the tables that fit are zeroed before
+    // the search or the solver starts, which takes seconds on a loaded machine, and a command
+    // sent meanwhile would stop them before their first iteration.
+    e.send("setoption name USI_Hash value 65536\nsetoption name Threads value 2\nisready\n");
+    e.until(|l| l == "readyok");
+    e.send("position startpos\ngo depth 4\n");
+    e.until(is_best);
+    e.send("setoption name MateHash value 65536\nposition sfen 7kl/9/7G1/9/9/9/9/9/K8 b G 1\ngo mate 5000\n");
+    e.until(|l| l.starts_with("checkmate"));
+    e.send("setoption name Threads value 512\nusinewgame\nposition startpos\ngo depth 2\n");
+    e.until(is_best);
+    e.send("isready\nquit\n");
+    e.until(|l| l == "readyok");
+    let code = e.wait_exit(Duration::from_secs(30)).and_then(|s| s.code());
+    let out: String = e.seen.iter().map(|l| format!("{l}\n")).collect();
+    let out = &out;
+    assert_eq!(code, Some(0), "{out}\n{}", e.output());
     for message in [
         "info string USI_Hash 65536 MiB: more than the memory that can be had, using ",
         "info string MateHash 65536 MiB: more than the memory that can be had, using ",
         "info string Threads 512: cannot allocate the memory of more than ",
     ] {
-        assert_eq!(o.out.lines().filter(|l| l.starts_with(message)).count(), 1, "{message}\n{}", o.out);
+        assert_eq!(out.lines().filter(|l| l.starts_with(message)).count(), 1, "{message}\n{out}");
     }
-    assert!(o.out.lines().any(|l| l.starts_with("info depth 4 ")), "the search ran: {}", o.out);
-    assert!(o.out.contains("\ncheckmate G*2b\n"), "the solver ran: {}", o.out);
-    assert_eq!(o.out.lines().filter(|l| l.starts_with("bestmove ")).count(), 2, "{}", o.out);
-    assert_eq!(o.count("readyok"), 2, "{}", o.out);
+    assert!(out.lines().any(|l| l.starts_with("info depth 4 ")), "the search ran: {out}");
+    assert!(out.contains("\ncheckmate G*2b\n"), "the solver ran: {out}");
+    assert_eq!(out.lines().filter(|l| l.starts_with("bestmove ")).count(), 2, "{out}");
+    assert_eq!(out.lines().filter(|l| *l == "readyok").count(), 2, "{out}");
 }
 
 /// Case 10: a config file's mistakes name their own line, also for quoted keys and tables, and
