@@ -38,8 +38,13 @@ fn deposit(index: u64, mask: (u64, u64)) -> (u64, u64) {
     out
 }
 
-fn bb(b: (u64, u64)) -> String {
-    format!("Bitboard::from_halves({:#x}, {:#x})", b.0, b.1)
+/// Writes the static array `name` of the bitboards `table`, one a line.
+fn bitboard_table(out: &mut String, name: &str, table: &[(u64, u64)]) {
+    writeln!(out, "pub(super) static {name}: [Bitboard; {}] = [", table.len()).unwrap();
+    for b in table {
+        writeln!(out, "    Bitboard::from_halves({:#x}, {:#x}),", b.0, b.1).unwrap();
+    }
+    writeln!(out, "];").unwrap();
 }
 
 /// Writes MASK, OFFSET and ATTACKS tables for a slider along `dirs`, indexed by PEXT.
@@ -56,17 +61,9 @@ fn pext_table(out: &mut String, name: &str, dirs: &[(i8, i8)]) {
             attacks.push(naive::slide(sq, dirs, deposit(index, mask)));
         }
     }
-    writeln!(out, "pub(super) static {name}_MASK: [Bitboard; 81] = [").unwrap();
-    for m in &masks {
-        writeln!(out, "    {},", bb(*m)).unwrap();
-    }
-    writeln!(out, "];").unwrap();
+    bitboard_table(out, &format!("{name}_MASK"), &masks);
     writeln!(out, "pub(super) static {name}_OFFSET: [u32; 81] = {offsets:?};").unwrap();
-    writeln!(out, "pub(super) static {name}_ATTACKS: [Bitboard; {}] = [", attacks.len()).unwrap();
-    for a in &attacks {
-        writeln!(out, "    {},", bb(*a)).unwrap();
-    }
-    writeln!(out, "];").unwrap();
+    bitboard_table(out, &format!("{name}_ATTACKS"), &attacks);
 }
 
 /// Writes MASK, MAGIC, SHIFT, OFFSET and ATTACKS tables for a slider along `dirs`, indexed by
@@ -96,18 +93,10 @@ fn magic_table(out: &mut String, name: &str, dirs: &[(i8, i8)], magics: &[u64; 8
         }
         attacks.extend(slots.into_iter().map(|s| s.unwrap_or((0, 0))));
     }
-    writeln!(out, "pub(super) static {name}_MASK: [Bitboard; 81] = [").unwrap();
-    for m in &masks {
-        writeln!(out, "    {},", bb(*m)).unwrap();
-    }
-    writeln!(out, "];").unwrap();
+    bitboard_table(out, &format!("{name}_MASK"), &masks);
     writeln!(out, "pub(super) static {name}_SHIFT: [u32; 81] = {shifts:?};").unwrap();
     writeln!(out, "pub(super) static {name}_OFFSET: [u32; 81] = {offsets:?};").unwrap();
-    writeln!(out, "pub(super) static {name}_ATTACKS: [Bitboard; {}] = [", attacks.len()).unwrap();
-    for a in &attacks {
-        writeln!(out, "    {},", bb(*a)).unwrap();
-    }
-    writeln!(out, "];").unwrap();
+    bitboard_table(out, &format!("{name}_ATTACKS"), &attacks);
 }
 
 fn main() {

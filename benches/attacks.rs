@@ -3,17 +3,10 @@
 
 use hayate::attacks::{self, methods};
 use hayate::bitboard::Bitboard;
+use hayate::splitmix::next as rand;
 use hayate::types::{Color, Square};
 use std::hint::black_box;
 use std::time::Instant;
-
-fn rand(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// Median nanoseconds per call of `f` over the (square, occupancy) pairs.
 fn time(name: &str, inputs: &[(Square, Bitboard)], f: impl Fn(Square, Bitboard) -> Bitboard) {

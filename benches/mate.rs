@@ -15,6 +15,7 @@
 
 use hayate::mate::{verify_line, MateLimits, MateResult, MateSolver};
 use hayate::position::{MoveList, Position};
+use hayate::splitmix::next as rand;
 use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -76,15 +77,6 @@ fn bench_mate1(rows: &[Row]) {
         t.elapsed().as_secs_f64() * 1e9 / calls as f64,
         found / rounds
     );
-}
-
-/// splitmix64.
-fn rand(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// A random tsume-like position: the white king on one of its first three ranks, a few pieces of

@@ -9,6 +9,7 @@
 
 use hayate::eval::nnue::{testnet, Accumulator, Network, NnueState, Simd};
 use hayate::position::{MoveList, Position};
+use hayate::splitmix::next as rand;
 use hayate::types::Move;
 use std::hint::black_box;
 use std::sync::Arc;
@@ -21,14 +22,6 @@ const BRANCH: usize = 4;
 const DEPTH: usize = 3;
 /// Walks of one root's tree in a row in the search-like figures.
 const REPEAT: usize = 8;
-
-fn rand(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 #[derive(Clone, Copy)]
 enum Op {

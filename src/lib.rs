@@ -29,6 +29,7 @@ pub mod eval;
 pub mod mate;
 pub mod position;
 pub mod search;
+pub mod splitmix;
 pub mod tools;
 pub mod types;
 pub mod usi;

@@ -7,15 +7,8 @@
 //! subtraction. Board keys keep bit 0 clear and the side key is 1, so bit 0 of the key tells the side
 //! to move.
 
+use crate::splitmix;
 use crate::types::{Color, Piece, PieceType, Square};
-
-pub(crate) const fn splitmix(state: u64) -> (u64, u64) {
-    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (s, z ^ (z >> 31))
-}
 
 struct Keys {
     psq: [[u64; 81]; Piece::NUM],
@@ -29,7 +22,7 @@ const fn build() -> Keys {
     while p < Piece::NUM {
         let mut sq = 0;
         while sq < 81 {
-            let (ns, v) = splitmix(s);
+            let (ns, v) = splitmix::step(s);
             s = ns;
             k.psq[p][sq] = v & !1;
             sq += 1;
@@ -40,7 +33,7 @@ const fn build() -> Keys {
     while c < 2 {
         let mut pt = 0;
         while pt < PieceType::NUM {
-            let (ns, v) = splitmix(s);
+            let (ns, v) = splitmix::step(s);
             s = ns;
             k.hand[c][pt] = v & !1;
             pt += 1;

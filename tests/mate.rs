@@ -25,6 +25,7 @@ mod common;
 
 use hayate::mate::{MateLimits, MateResult, MateSolver};
 use hayate::position::{MoveList, Position};
+use hayate::splitmix::next as rand;
 use hayate::types::Move;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -297,15 +298,6 @@ fn nomate_rows_have_no_short_mate() {
         };
         Ok(format!("{:<44} {limited}; unlimited: {unlimited} ({} nodes, {:.2}s)", r.name, o.nodes, o.secs))
     });
-}
-
-/// splitmix64
-fn rand(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// A random tsume-like position: the white king near its edge, a few pieces of both sides around

@@ -14,6 +14,11 @@ fn number_after(line: &str, prefix: &str) -> Option<usize> {
     line.strip_prefix(prefix)?.split(' ').next()?.parse().ok()
 }
 
+/// The line of `got` that starts with `prefix` (the test fails, showing `got`, if none does).
+fn line_starting<'a>(got: &'a [String], prefix: &str) -> &'a str {
+    got.iter().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("no message:\n{}", got.join("\n")))
+}
+
 /// Item 1: `Threads 64` under 3 GiB of address space. The old engine's threads took all of it
 /// and the net's decode then aborted (`memory allocation of 64217066 bytes failed`, exit 134);
 /// now the engine takes the threads that fit beside the net and the table, says how many, and
@@ -24,10 +29,7 @@ fn threads_beyond_the_memory_are_fewer_with_a_message_and_no_abort() {
     e.send("usi\nsetoption name Threads value 64\nisready\n");
     let got = e.until(|l| l == "readyok");
     let prefix = "info string Threads 64: cannot allocate the memory of more than ";
-    let line = got
-        .iter()
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no message:\n{}", got.join("\n")));
+    let line = line_starting(&got, prefix);
     let threads = number_after(line, prefix).expect("a number of threads");
     assert!((1..64).contains(&threads), "{line}");
     assert!(line.ends_with(&format!(", using {threads}")), "{line}");
@@ -103,10 +105,7 @@ fn an_absurd_hash_falls_back_to_half_the_room_and_isready_stays_prompt() {
     let took = at - sent;
     assert!(took < Duration::from_millis(2500), "readyok after {took:?}:\n{}", got.join("\n"));
     let prefix = "info string USI_Hash 65536 MiB: more than the memory that can be had, using ";
-    let line = got
-        .iter()
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no message:\n{}", got.join("\n")));
+    let line = line_starting(&got, prefix);
     let mb = number_after(line, prefix).expect("a size");
     assert!((1..2048).contains(&mb), "at most half of 4 GiB: {line}");
     assert!(line.contains("half the memory left"), "the message says how the size was chosen: {line}");

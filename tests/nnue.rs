@@ -13,6 +13,7 @@ use hayate::eval::nnue::{
     evaluate_full_with, testnet, Accumulator, Network, NnueError, NnueState, Simd, NUM_FEATURES,
 };
 use hayate::position::{MoveList, Position};
+use hayate::splitmix::next as rand;
 use hayate::types::{Move, MoveKind, PieceType};
 use std::sync::{Arc, OnceLock};
 
@@ -104,14 +105,6 @@ fn golden_seed7_bias_fv24() {
 }
 
 // ------------------------------------------------------------------ incremental updates
-
-fn rand(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 #[derive(Default, Debug)]
 struct Seen {

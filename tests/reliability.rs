@@ -189,8 +189,7 @@ fn searchmoves_naming_a_non_promotion_searches_it() {
 fn a_fifo_as_eval_file_is_refused_without_hanging() {
     let dir = temp_dir("fifo");
     let fifo = dir.join("f");
-    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(made.success());
+    common::make_fifo(&fifo);
     let input = format!("setoption name EvalFile value {}\nisready\nquit\n", fifo.display());
     let o = session_in(&dir, input.as_bytes(), Duration::from_secs(4), Duration::from_secs(20));
     // It ends at `quit` (stdin stays open 4 s longer); a hang in opening the FIFO is killed at 20 s.

@@ -39,6 +39,16 @@ fn sparse_file(path: &Path, head: &[u8], len: u64, tail: &[u8]) {
     f.write_all(tail).unwrap();
 }
 
+/// Sends `isready` and `quit`: the engine (`what` in the messages) must answer `readyok` within
+/// 10 s and exit with 0 within 5 s more.
+fn ready_then_quit(s: &mut Engine, what: &str) {
+    s.send("isready\n");
+    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("readyok")), "{what}: {}", s.output());
+    s.send("quit\n");
+    let code = s.wait_exit(Duration::from_secs(5)).and_then(|st| st.code());
+    assert_eq!(code, Some(0), "{what}: {}", s.output());
+}
+
 /// Item 9: a 2 GiB file of zeros as an in-memory book is refused at its first line, at once and
 /// within 1.5 GiB of memory (it was read whole: 13 s and 2.2 GB, or an abort under the limit),
 /// and so is a 3 GiB one, by its size, with the advice to use BookOnTheFly.
@@ -51,15 +61,8 @@ fn a_book_of_zeros_is_refused_at_its_first_line_without_reading_it_whole() {
     ] {
         sparse_file(&dir.join(name), b"", len, b"");
         let mut s = Engine::start_cmd(limited(&dir, 1_572_864, &[]));
-        s.send(&format!("setoption name USI_Hash value 16\nsetoption name BookFile value {name}\nisready\n"));
-        assert!(
-            s.came_within(Duration::from_secs(10), |l| l.starts_with("readyok")),
-            "{name}: {}",
-            s.output()
-        );
-        s.send("quit\n");
-        let code = s.wait_exit(Duration::from_secs(5)).and_then(|st| st.code());
-        assert_eq!(code, Some(0), "{name}: {}", s.output());
+        s.send(&format!("setoption name USI_Hash value 16\nsetoption name BookFile value {name}\n"));
+        ready_then_quit(&mut s, name);
         assert!(stdout(&s).contains(want), "{name}: {}", s.output());
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -127,8 +130,7 @@ fn a_lookup_through_zeros_stops_at_once_and_quit_is_answered() {
 fn an_options_file_that_is_a_fifo_or_a_device_is_refused_with_a_message() {
     let dir = temp_dir("options");
     let path = dir.join("engine-options.toml");
-    let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
-    assert!(made.success());
+    common::make_fifo(&path);
     for (what, make) in
         [("a FIFO", None), ("a device", Some("/dev/zero")), ("a device", Some("/dev/urandom"))]
     {
@@ -139,15 +141,8 @@ fn an_options_file_that_is_a_fifo_or_a_device_is_refused_with_a_message() {
         let mut s = Engine::start_cmd(limited(&dir, 2_097_152, &[]));
         s.send("usi\n");
         assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("usiok")), "{what}: {}", s.output());
-        s.send("setoption name USI_Hash value 16\nisready\n");
-        assert!(
-            s.came_within(Duration::from_secs(10), |l| l.starts_with("readyok")),
-            "{what}: {}",
-            s.output()
-        );
-        s.send("quit\n");
-        let code = s.wait_exit(Duration::from_secs(5)).and_then(|st| st.code());
-        assert_eq!(code, Some(0), "{}", s.output());
+        s.send("setoption name USI_Hash value 16\n");
+        ready_then_quit(&mut s, what);
         let want = format!("not a regular file ({what}); using built-in defaults");
         assert!(stdout(&s).contains(&want), "{make:?}: {}", s.output());
     }
@@ -261,8 +256,7 @@ fn tune_refuses_outputs_that_are_inputs_and_reports_a_full_disk() {
     let (code, err) = tune(&["gen", "--out", "o.txt", "--openings", "o.txt", "--games", "1"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("same file"), "{err}");
-    let status = Command::new("mkfifo").arg(dir.join("fifo")).status().unwrap();
-    assert!(status.success());
+    common::make_fifo(&dir.join("fifo"));
     let (code, err) = tune(&["fit", "fifo", "--out", "w.rs"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("FIFO"), "{err}");

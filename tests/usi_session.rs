@@ -60,6 +60,12 @@ impl Engine {
         self.engine.output()
     }
 
+    /// Sends `eval` and returns its answer line (`eval = N`), which must come within 2 s.
+    fn eval(&mut self) -> String {
+        self.send("eval");
+        self.expect("eval = ", Duration::from_secs(2)).0
+    }
+
     /// Waits for a line starting with `prefix`; returns it and every line before it.
     /// Under Wine the timeout is stretched (see `slack`), and an engine that exits without a
     /// line after its first `usi` is started again, up to twice: a freshly started Wine process
@@ -298,8 +304,7 @@ fn debug_commands_perft_and_mate() {
     e.send("moves");
     let (m, _) = e.expect("", Duration::from_secs(2));
     assert_eq!(m.split_whitespace().count(), 30);
-    e.send("eval");
-    e.expect("eval = ", Duration::from_secs(2));
+    e.eval();
     e.quit();
 }
 
@@ -509,30 +514,20 @@ fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
     assert!(before.iter().any(|l| l.contains("NNUE loaded")), "{before:?}");
     // The golden value of the test net for the start position (tests/data/nnue/seed1_fv16.tsv).
     e.send("position startpos");
-    e.send("eval");
-    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
-    assert_eq!(v, "eval = -159");
+    assert_eq!(e.eval(), "eval = -159");
     e.send("setoption name FV_SCALE value 32");
-    e.send("eval");
-    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
-    assert_eq!(v, "eval = -79");
+    assert_eq!(e.eval(), "eval = -79");
     e.send("go depth 3");
     e.bestmove(LONG);
     // EvalType: the linear evaluation despite the net, then material only (black has a rook in
     // hand, white's: +2 * 990 for black to move), with a search; back to the net.
     let embedded = hayate::eval::linear::evaluate(&hayate::position::Position::startpos());
     e.send("setoption name EvalType value Linear");
-    e.send("eval");
-    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
-    assert_eq!(v, format!("eval = {embedded}"));
+    assert_eq!(e.eval(), format!("eval = {embedded}"));
     e.send("setoption name EvalType value Material");
-    e.send("eval");
-    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
-    assert_eq!(v, "eval = 0");
+    assert_eq!(e.eval(), "eval = 0");
     e.send("position sfen lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1");
-    e.send("eval");
-    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
-    assert_eq!(v, "eval = 1980");
+    assert_eq!(e.eval(), "eval = 1980");
     e.send("go depth 4");
     e.bestmove(LONG);
     e.send("setoption name EvalType value Nonsense");
@@ -540,16 +535,13 @@ fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
     assert!(lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
     e.send("setoption name EvalType value Auto");
     e.send("position startpos");
-    e.send("eval");
-    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
-    assert_eq!(v, "eval = -79");
+    assert_eq!(e.eval(), "eval = -79");
     // A truncated file: reported, and (EvalType Auto) the linear evaluation plays.
     e.send(&format!("setoption name EvalFile value {}", bad.display()));
     e.send("isready");
     let (_, before) = e.expect("readyok", LONG);
     assert!(before.iter().any(|l| l.contains("using the linear evaluation")), "{before:?}");
-    e.send("eval");
-    let (v, _) = e.expect("eval = ", Duration::from_secs(2));
+    let v = e.eval();
     let embedded = hayate::eval::linear::evaluate(&hayate::position::Position::startpos());
     assert_eq!(v, format!("eval = {embedded}"));
     e.send("go depth 2");

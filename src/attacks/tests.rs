@@ -3,6 +3,7 @@
 
 use super::naive;
 use super::*;
+use crate::splitmix::next as rand;
 
 fn to_bb(b: (u64, u64)) -> Bitboard {
     Bitboard::from_halves(b.0, b.1)
@@ -10,15 +11,6 @@ fn to_bb(b: (u64, u64)) -> Bitboard {
 
 fn halves(b: Bitboard) -> (u64, u64) {
     (b.lo(), b.hi())
-}
-
-/// splitmix64
-fn rand(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// Every subset of the relevant squares of `dirs` (exhaustive), each also with random pieces on

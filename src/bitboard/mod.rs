@@ -272,6 +272,7 @@ impl fmt::Debug for Bitboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::splitmix::next;
 
     /// No constructor or lane operation leaves bits beyond the 81 squares set (`lsb` and
     /// iteration assume they are zero; a stray bit made `lsb` name square 83 and crash).
@@ -286,15 +287,6 @@ mod tests {
         let zero = Bitboard::from_halves(0, 0);
         assert_eq!(zero.sub_halves(Bitboard::from_halves(1, 1)), Bitboard::ALL);
         assert_eq!(Bitboard::ALL.count(), 81);
-    }
-
-    /// A small deterministic generator (splitmix64) for random bitboards.
-    fn next(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 
     fn random_bb(state: &mut u64) -> (u64, u64) {

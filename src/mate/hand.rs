@@ -21,39 +21,42 @@ use crate::types::{Hand, PieceType};
 
 /// A hand with every field at its capacity: the disproof hand that restricts nothing.
 pub(crate) fn full() -> Hand {
-    let mut h = Hand::EMPTY;
-    for pt in PieceType::HAND {
-        h.set_count(pt, Hand::capacity(pt));
-    }
-    h
+    with_counts(Hand::capacity)
 }
 
 /// Field-wise minimum.
 pub(crate) fn min(a: Hand, b: Hand) -> Hand {
-    if b.dominates(a) {
-        return a;
+    match ordered(a, b) {
+        Some((low, _)) => low,
+        None => with_counts(|pt| a.count(pt).min(b.count(pt))),
     }
-    if a.dominates(b) {
-        return b;
-    }
-    let mut h = Hand::EMPTY;
-    for pt in PieceType::HAND {
-        h.set_count(pt, a.count(pt).min(b.count(pt)));
-    }
-    h
 }
 
 /// Field-wise maximum.
 pub(crate) fn max(a: Hand, b: Hand) -> Hand {
-    if a.dominates(b) {
-        return a;
+    match ordered(a, b) {
+        Some((_, high)) => high,
+        None => with_counts(|pt| a.count(pt).max(b.count(pt))),
     }
+}
+
+/// `(lower, higher)` when one of `a` and `b` dominates the other (the usual case, which needs no
+/// field-wise work); `None` when each has more of some kind.
+fn ordered(a: Hand, b: Hand) -> Option<(Hand, Hand)> {
     if b.dominates(a) {
-        return b;
+        Some((a, b))
+    } else if a.dominates(b) {
+        Some((b, a))
+    } else {
+        None
     }
+}
+
+/// The hand holding `count(pt)` pieces of each kind `pt`.
+fn with_counts(count: impl Fn(PieceType) -> u32) -> Hand {
     let mut h = Hand::EMPTY;
     for pt in PieceType::HAND {
-        h.set_count(pt, a.count(pt).max(b.count(pt)));
+        h.set_count(pt, count(pt));
     }
     h
 }

@@ -155,6 +155,7 @@ pub(crate) fn board_key_after(pos: &Position, m: Move) -> u64 {
 mod tests {
     use super::*;
     use crate::position::MoveList;
+    use crate::splitmix::next as rand;
 
     const POSITIONS: &[&str] = &[
         "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
@@ -163,14 +164,6 @@ mod tests {
         "k1+P4n1/2L+P2sL1/r4+P+P1P/+BpP+Pl1+Rg1/NP1S+PP+p1g/2L+p1g+P1+P/Ps1G1+P1N1/1sN1P4/B8 b - 1",
         "4+R4/l1+P2pG2/5k1p1/p2p1lp2/1ps2P1P1/PP1PP1P2/2pGBSN2/1s1G1K2s/L6R1 b 2NL3Pbgn 3",
     ];
-
-    fn rand(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 
     /// The check generator yields exactly the legal moves that give check, and `board_key_after`
     /// matches the key after making each move.

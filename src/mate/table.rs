@@ -76,6 +76,17 @@ const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 #[repr(C, align(128))]
 struct Cluster([Entry; WAYS]);
 
+/// How a final result to be stored relates to an entry of the same board key (see
+/// [`Table::store_final`]).
+enum Overlap {
+    /// The entry already says as much or more: the new result adds nothing.
+    Covers,
+    /// The new result says as much or more than the entry: the entry can go.
+    Superseded,
+    /// Neither follows from the other.
+    Apart,
+}
+
 /// What a probe found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Probe {
@@ -293,77 +304,80 @@ impl Table {
 
     /// Stores a proof: mate in `len` plies with any hand dominating `hand`.
     pub fn store_proven(&mut self, key: u64, hand: Hand, len: u16, best: Option<Move>, amount: u32) {
-        let i = self.index(key);
-        let generation = self.generation;
-        let cluster = &mut self.clusters[i].0;
-        let mut amount = amount;
-        let mut freed = 0;
-        for e in cluster.iter_mut() {
-            if !e.used || e.key != key {
-                continue;
-            }
+        let best = best.map_or(0, Move::bits);
+        let proof = Entry { key, hand, pn: 0, dn: INF, amount, len, best, used: true, generation: 0 };
+        self.store_final(proof, |e| {
             if e.pn == 0 {
                 if hand.dominates(e.hand) && e.len <= len {
-                    // Already known as well or better.
-                    e.amount = e.amount.max(amount);
-                    e.generation = generation;
-                    self.used -= freed;
-                    return;
-                }
-                if e.hand.dominates(hand) && len <= e.len {
-                    amount = amount.max(e.amount);
-                    e.used = false;
-                    freed += 1;
+                    Overlap::Covers
+                } else if e.hand.dominates(hand) && len <= e.len {
+                    Overlap::Superseded
+                } else {
+                    Overlap::Apart
                 }
             } else if e.dn != 0 && e.hand.dominates(hand) {
-                amount = amount.max(e.amount);
-                e.used = false;
-                freed += 1;
+                // An unknown node with more pieces in hand is mated too.
+                Overlap::Superseded
+            } else {
+                Overlap::Apart
             }
-        }
-        self.used -= freed;
-        let way = Self::victim(cluster);
-        let best = best.map_or(0, Move::bits);
-        self.put(i, way, Entry { key, hand, pn: 0, dn: INF, amount, len, best, used: true, generation: 0 });
+        });
     }
 
     /// Stores a disproof: no mate within `len` plies (any length if [`UNLIMITED`]) with any hand
     /// that `hand` dominates.
     pub fn store_disproven(&mut self, key: u64, hand: Hand, len: u16, amount: u32) {
-        let i = self.index(key);
-        let generation = self.generation;
-        let cluster = &mut self.clusters[i].0;
-        let mut amount = amount;
-        let mut freed = 0;
-        for e in cluster.iter_mut() {
-            if !e.used || e.key != key {
-                continue;
-            }
+        let disproof = Entry { key, hand, pn: INF, dn: 0, amount, len, best: 0, used: true, generation: 0 };
+        self.store_final(disproof, |e| {
             if e.dn == 0 {
                 if e.hand.dominates(hand) && e.len >= len {
+                    Overlap::Covers
+                } else if hand.dominates(e.hand) && len >= e.len {
+                    Overlap::Superseded
+                } else {
+                    Overlap::Apart
+                }
+            } else if e.pn != 0 && hand.dominates(e.hand) && len == UNLIMITED {
+                // An unknown node with fewer pieces in hand has no mate at any length either.
+                Overlap::Superseded
+            } else {
+                Overlap::Apart
+            }
+        });
+    }
+
+    /// Stores the final entry `new` (a proof or a disproof), given what it makes of each entry
+    /// of the same board key. An entry that already `Covers` it keeps its place (taking the
+    /// larger work and the current generation) and nothing is stored; the entries it supersedes
+    /// are freed, their work carried over to `new`.
+    fn store_final(&mut self, new: Entry, overlap: impl Fn(&Entry) -> Overlap) {
+        let i = self.index(new.key);
+        let generation = self.generation;
+        let cluster = &mut self.clusters[i].0;
+        let mut amount = new.amount;
+        let mut freed = 0;
+        for e in cluster.iter_mut() {
+            if !e.used || e.key != new.key {
+                continue;
+            }
+            match overlap(e) {
+                Overlap::Covers => {
                     e.amount = e.amount.max(amount);
                     e.generation = generation;
                     self.used -= freed;
                     return;
                 }
-                if hand.dominates(e.hand) && len >= e.len {
+                Overlap::Superseded => {
                     amount = amount.max(e.amount);
                     e.used = false;
                     freed += 1;
                 }
-            } else if e.pn != 0 && hand.dominates(e.hand) && len == UNLIMITED {
-                amount = amount.max(e.amount);
-                e.used = false;
-                freed += 1;
+                Overlap::Apart => {}
             }
         }
         self.used -= freed;
         let way = Self::victim(cluster);
-        self.put(
-            i,
-            way,
-            Entry { key, hand, pn: INF, dn: 0, amount, len, best: 0, used: true, generation: 0 },
-        );
+        self.put(i, way, Entry { amount, ..new });
     }
 
     /// Permille of the entries in use (for `info hashfull`; at most [`GC_HIGH_PERMILLE`]).

@@ -475,15 +475,7 @@ impl Ctx<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// splitmix64
-    fn rand(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+    use crate::splitmix::next as rand;
 
     fn is_mate(pos: &Position) -> bool {
         pos.in_check() && MoveList::legal(pos, true).is_empty()

@@ -7,8 +7,8 @@
 //! a bishop, the dragon as a rook. The minor key sees lance, knight, silver, gold and the
 //! promoted minors by colour and square alone. Hands are not part of any key.
 
+use crate::splitmix;
 use crate::types::{Piece, PieceType, Square};
-use crate::zobrist::splitmix;
 
 /// The structure hashes of one position.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,12 +56,12 @@ const fn build() -> Numbers {
         while sq < Square::NUM {
             let mut class = 0;
             while class < CLASSES {
-                let (ns, v) = splitmix(s);
+                let (ns, v) = splitmix::step(s);
                 s = ns;
                 n.class[c][class][sq] = v;
                 class += 1;
             }
-            let (ns, v) = splitmix(s);
+            let (ns, v) = splitmix::step(s);
             s = ns;
             n.minor[c][sq] = v;
             sq += 1;

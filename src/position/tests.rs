@@ -2,6 +2,7 @@
 //! generator categories against each other, move predicates against making the move.
 
 use super::*;
+use crate::splitmix::next as rand;
 use crate::types::MoveKind;
 
 const POSITIONS: &[&str] = &[
@@ -17,15 +18,6 @@ const POSITIONS: &[&str] = &[
     "+R+N+SGKG+S+N+R/+B+N+SG+LG+S+N+B/P+LPP+LPP+LP/1P2P2P1/9/9/9/9/4k4 b 9P 200",
     "4k4/9/9/9/9/9/9/9/4K4 b 2R2B4G4S4N4L18P 1",
 ];
-
-/// splitmix64
-fn rand(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn legal(pos: &Position) -> Vec<Move> {
     MoveList::legal(pos, true).iter().copied().collect()

@@ -52,16 +52,11 @@ impl PieceType {
         PieceType::Horse,
         PieceType::Dragon,
     ];
-    /// The kinds a hand can hold, in numbering order (pawn .. gold).
-    pub const HAND: [PieceType; 7] = [
-        PieceType::Pawn,
-        PieceType::Lance,
-        PieceType::Knight,
-        PieceType::Silver,
-        PieceType::Bishop,
-        PieceType::Rook,
-        PieceType::Gold,
-    ];
+    /// The kinds a hand can hold, in numbering order (pawn .. gold): the first seven kinds.
+    pub const HAND: [PieceType; 7] = match Self::ALL.first_chunk() {
+        Some(hand) => *hand,
+        None => unreachable!(),
+    };
     /// One past the largest kind number: the size of arrays indexed by kind.
     pub const NUM: usize = 15;
 

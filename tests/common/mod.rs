@@ -17,3 +17,11 @@ pub fn tsv_rows(name: &str) -> Vec<Vec<String>> {
         .map(|l| l.split('\t').map(str::to_string).collect())
         .collect()
 }
+
+/// Makes a FIFO at `path` (for the tests that a named file which is not a regular file is
+/// refused rather than waited on).
+#[cfg(unix)]
+pub fn make_fifo(path: &std::path::Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}

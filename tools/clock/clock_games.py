@@ -211,12 +211,7 @@ def play_clock_game(
             )
             break
         game.play(answer.word or "")
-    outcome = game.outcome
-    assert outcome is not None
-    for colour in (BLACK, WHITE):
-        if engines[colour] not in result.broken:
-            s = outcome.score_for(colour)
-            engines[colour].game_over("win" if s > 0 else "lose" if s < 0 else "draw")
+    outcome = referee.end_game(game, engines, result.broken)
     result.winner, result.reason, result.detail = outcome.winner, outcome.reason, outcome.detail
     result.moves = list(game.moves)
     return result

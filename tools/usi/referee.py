@@ -215,6 +215,18 @@ class GameRecord:
     broken: list[UsiEngine] = field(default_factory=list)
 
 
+def end_game(game: Game, engines, broken: list[UsiEngine]) -> Outcome:
+    """The outcome of the finished `game`, told (`gameover`) to each of `engines` (black's,
+    white's) that is not in `broken`: both the referee and the clock games end a game so."""
+    outcome = game.outcome
+    assert outcome is not None
+    for colour in (BLACK, WHITE):
+        if engines[colour] not in broken:
+            s = outcome.score_for(colour)
+            engines[colour].game_over("win" if s > 0 else "lose" if s < 0 else "draw")
+    return outcome
+
+
 def play_game(
     engines: tuple[UsiEngine, UsiEngine],
     values: tuple[dict[str, int], dict[str, int]],
@@ -249,12 +261,7 @@ def play_game(
             game.finish(1 - colour, "crash", str(e))
             break
         game.play(word)
-    outcome = game.outcome
-    assert outcome is not None
-    for colour in (BLACK, WHITE):
-        if engines[colour] not in record.broken:
-            s = outcome.score_for(colour)
-            engines[colour].game_over("win" if s > 0 else "lose" if s < 0 else "draw")
+    outcome = end_game(game, engines, record.broken)
     record.outcome = outcome
     record.moves = game.moves
     record.position = game.position_command()

@@ -189,13 +189,7 @@ mod tests {
     fn incremental_matches_evaluate() {
         use crate::position::MoveList;
         let mut seed = 12345u64;
-        let mut rand = || {
-            seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = seed;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
+        let mut rand = || crate::splitmix::next(&mut seed);
         let bench = include_str!("../../../tests/data/bench.sfen");
         let (mut checked, mut king_moves) = (0, 0);
         for sfen in bench.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {

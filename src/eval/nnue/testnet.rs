@@ -23,10 +23,7 @@ impl Draws {
     #[inline(always)]
     fn next(&mut self, lo: i64, hi: i64) -> i64 {
         self.i += 1;
-        let mut z = self.seed.wrapping_add(self.i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
+        let z = crate::splitmix::nth(self.seed, self.i);
         lo + (z % (hi - lo + 1) as u64) as i64
     }
 }

@@ -3,18 +3,12 @@
 
 use super::record::Start;
 use crate::position::{MoveList, Position};
+use crate::splitmix::mix;
 use crate::types::Move;
 
 /// A small deterministic generator (xorshift64*).
 #[derive(Clone, Debug)]
 pub struct Rng(u64);
-
-/// splitmix64's output function: spreads nearby inputs over all 64 bits.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {

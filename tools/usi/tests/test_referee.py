@@ -75,23 +75,19 @@ class Rules(unittest.TestCase):
         self.assertEqual(g.plies(), 12)
 
     def test_perpetual_check_loses(self):
-        # Black checks with every move; the fourth occurrence comes with White's move.
-        g = Game(start(ROOK_CHECKS), 320)
-        cycle = ["2i1i", "1a2a", "1i2i", "2a1a"]
-        for ply in range(11):
-            self.assertIsNone(g.play(cycle[ply % 4]), ply)
-        o = g.play(cycle[3])
-        self.assertEqual((o.winner, o.reason), (WHITE, "perpetual check"))
-
-    def test_perpetual_check_by_the_mover_loses(self):
-        # The same cycle from the position after the first check (White to move, in check): the
-        # fourth occurrence now comes with Black's (checking) move.
-        g = Game(start("8k/9/9/9/9/9/9/9/4K3R w - 1"), 320)
-        cycle = ["1a2a", "1i2i", "2a1a", "2i1i"]
-        for ply in range(11):
-            self.assertIsNone(g.play(cycle[ply % 4]), ply)
-        o = g.play(cycle[3])
-        self.assertEqual((o.winner, o.reason), (WHITE, "perpetual check"))
+        # Black checks with every move. From the start the fourth occurrence comes with White's
+        # move; from the position after the first check (White to move, in check) it comes with
+        # Black's (checking) move. Black loses either way.
+        for sfen, cycle in [
+            (ROOK_CHECKS, ["2i1i", "1a2a", "1i2i", "2a1a"]),
+            ("8k/9/9/9/9/9/9/9/4K3R w - 1", ["1a2a", "1i2i", "2a1a", "2i1i"]),
+        ]:
+            with self.subTest(sfen=sfen):
+                g = Game(start(sfen), 320)
+                for ply in range(11):
+                    self.assertIsNone(g.play(cycle[ply % 4]), ply)
+                o = g.play(cycle[3])
+                self.assertEqual((o.winner, o.reason), (WHITE, "perpetual check"))
 
     def test_checks_in_part_of_the_cycle_draw(self):
         # Black checks, then also makes a quiet king move: a plain repetition.
