@@ -43,16 +43,16 @@ pub fn gen(out: &Path, openings: Option<&Path>, config: SelfPlayConfig) -> Resul
         .append(true)
         .open(out)
         .map_err(|e| format!("{}: {e}", out.display()))?;
-    let writer = Mutex::new(std::io::BufWriter::new(file));
-    // The first write error (a full disk); the games still to come are played but not written,
-    // and the error is the command's result.
-    let write_error: Mutex<Option<String>> = Mutex::new(None);
+    // The writer, and its first write error (a full disk): the games still to come are played
+    // but not written, and the error is the command's result.
+    let output: Mutex<(std::io::BufWriter<std::fs::File>, Option<String>)> =
+        Mutex::new((std::io::BufWriter::new(file), None));
     let start = Instant::now();
     let totals = Mutex::new((0usize, 0usize, [0usize; 3]));
     play(&config, |_, game| {
-        let mut failed = write_error.lock().expect("not poisoned");
+        let mut guard = output.lock().expect("not poisoned");
+        let (w, failed) = &mut *guard;
         if failed.is_none() {
-            let mut w = writer.lock().expect("not poisoned");
             let written = game.records.iter().try_for_each(|r| writeln!(w, "{}", r.to_line()));
             if let Err(e) = written.and_then(|()| w.flush()) {
                 let message = format!("{}: {e}", out.display());
@@ -60,7 +60,7 @@ pub fn gen(out: &Path, openings: Option<&Path>, config: SelfPlayConfig) -> Resul
                 *failed = Some(message);
             }
         }
-        drop(failed);
+        drop(guard);
         let mut t = totals.lock().expect("not poisoned");
         t.0 += 1;
         t.1 += game.records.len();
@@ -77,7 +77,7 @@ pub fn gen(out: &Path, openings: Option<&Path>, config: SelfPlayConfig) -> Resul
             );
         }
     })?;
-    match write_error.into_inner().expect("not poisoned") {
+    match output.into_inner().expect("not poisoned").1 {
         Some(e) => Err(e),
         None => Ok(()),
     }
