@@ -23,6 +23,8 @@
 
 pub mod attacks;
 pub mod bitboard;
+// A CSA client needs sockets and signals, which WebAssembly has not.
+#[cfg(not(target_family = "wasm"))]
 pub mod csa;
 pub mod engine;
 pub mod eval;
