@@ -219,3 +219,19 @@ clock-games: $(TOOLS_VENV)/.installed
 
 clean:
 	$(CARGO) clean
+
+## The WebAssembly build's tests (tests/wasm, Node.js 20+; tests/wasm/README.md), on the engine
+## folder WASM_TEST_DIR (`make wasm` writes target/wasm/hayate; neither target builds it).
+## test-wasm-node: ShogiHome's engine contract in both polling modes, a game against the native
+## engine (HAYATE_NATIVE, default target/release/hayate) and the stdio bridge tools/wasm/usi.mjs;
+## test-wasm-browser: the example page web/ in headless Chromium (skipped without one, unless
+## HAYATE_REQUIRE_BROWSER=1). Without Node.js both say so and succeed.
+WASM_TEST_DIR ?= target/wasm/hayate
+
+.PHONY: test-wasm-node test-wasm-browser
+
+test-wasm-node:
+	HAYATE_WASM_DIR="$(WASM_TEST_DIR)" tests/wasm/run.sh node
+
+test-wasm-browser:
+	HAYATE_WASM_DIR="$(WASM_TEST_DIR)" tests/wasm/run.sh browser
