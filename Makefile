@@ -33,7 +33,7 @@ run: build
 ## Everything CI checks: formatting, lints (Rust and Python), the tests on both bitboard backends,
 ## the NNUE trainer's torch-free checks (its exported net equals the engine's `eval`) and the
 ## Python tools' tests.
-test: check unit test-python test-portable
+test: check unit test-python test-portable test-wasm
 
 check: fmt lint docs-figures
 
@@ -48,6 +48,9 @@ fmt:
 lint: lint-python
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --all-targets --features tune -- -D warnings
+# The WebAssembly module's own code (src/web, the wasm32 branches): rustup's target first.
+	command -v rustup >/dev/null 2>&1 && rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
+	$(CARGO) clippy --target wasm32-unknown-unknown -p hayate-wasm -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --document-private-items
 
 ## Unit and integration tests with the default (SSE2) bitboards; the test profile is optimised.
@@ -228,7 +231,25 @@ clean:
 ## HAYATE_REQUIRE_BROWSER=1). Without Node.js both say so and succeed.
 WASM_TEST_DIR ?= target/wasm/hayate
 
-.PHONY: test-wasm-node test-wasm-browser
+.PHONY: wasm test-wasm test-wasm-node test-wasm-browser
+
+## The WebAssembly engine for web pages and ShogiHome's web app (wasm/README.md):
+## target/wasm/hayate/ with engine.json, hayate.js and hayate.wasm (SIMD128, the net inside,
+## binaryen's asyncify so that a search runs in slices on one thread). Installs rustup's
+## wasm32-unknown-unknown and Debian's binaryen when missing; needs Node.js (the manifest lists
+## what the module itself declares). About 2 minutes on 2 cores.
+wasm: $(WASM_TEST_DIR)/engine.json
+
+$(WASM_TEST_DIR)/engine.json: $(ENGINE_SRC) $(shell find wasm -type f) scripts/wasm-build.sh
+	CARGO="$(CARGO)" scripts/wasm-build.sh
+
+## The WebAssembly tests `make test` runs where Node.js is: the module built, then test-wasm-node
+## against the test-profile native engine. Without Node.js: a message, and nothing fails.
+test-wasm:
+	@if command -v node >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory wasm && $(CARGO) build --profile test && \
+	  HAYATE_NATIVE=target/debug/hayate $(MAKE) --no-print-directory test-wasm-node; \
+	else echo "test-wasm: Node.js is not installed: the WebAssembly build and its tests are skipped"; fi
 
 test-wasm-node:
 	HAYATE_WASM_DIR="$(WASM_TEST_DIR)" tests/wasm/run.sh node

@@ -3,7 +3,8 @@
 //! Layers, top to bottom; a module uses only the layers below its own:
 //!
 //! ```text
-//! front ends   usi (the USI protocol on stdin/stdout), csa (a CSA server client), main.rs
+//! front ends   usi (the USI protocol on stdin/stdout), csa (a CSA server client), web (USI for a
+//!              WebAssembly host: a web page, ShogiHome's web app; over usi), main.rs
 //! tools        tools: perft, bench, tune, gensfen, openings (the command line's subcommands;
 //!              perft and bench also from USI)
 //! session      engine: position, options, table, threads, NNUE net, opening book, go mate
@@ -12,7 +13,7 @@
 //! rules        position
 //! tables       attacks, zobrist
 //!              bitboard
-//!              types
+//!              types, instant (the clock: std's, or the WebAssembly host's)
 //! ```
 //!
 //! Only front ends print to stdout. The engine and everything below it report through values,
@@ -28,6 +29,7 @@ pub mod bitboard;
 pub mod csa;
 pub mod engine;
 pub mod eval;
+pub mod instant;
 pub mod mate;
 pub mod position;
 pub mod search;
@@ -35,4 +37,5 @@ pub mod splitmix;
 pub mod tools;
 pub mod types;
 pub mod usi;
+pub mod web;
 pub mod zobrist;

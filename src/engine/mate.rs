@@ -7,12 +7,13 @@
 //! it reports what it had, `Timeout` if nothing was proven.
 
 use super::memory;
+use crate::instant::Instant;
 use crate::mate::{MateInfo, MateLimits, MateResult, MateSolver};
 use crate::position::Position;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What one `go mate` asks for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,6 +39,11 @@ pub trait MateReporter: Send + Sync {
     fn mate_report(&self, report: &MateReport);
     /// Free text for the user (`info string`).
     fn message(&self, text: &str);
+
+    /// Called by the solver every 1024 nodes: a front end without threads (the WebAssembly one)
+    /// hands control back to its host here for a moment and sets `stop` when a `stop` came
+    /// meanwhile (see `crate::search::Reporter::checkpoint`). Threaded front ends need nothing.
+    fn checkpoint(&self, _stop: &AtomicBool) {}
 }
 
 /// The solver, idle or lent to a running job.
@@ -93,7 +99,7 @@ impl MateRunner {
         reporter: Arc<dyn MateReporter>,
     ) {
         self.stop_and_wait();
-        let mut solver = match self.solver.take() {
+        let solver = match self.solver.take() {
             Some(s) if self.solver_mb == table_mb => s,
             other => {
                 // Free the old table before allocating the new one.
@@ -115,25 +121,33 @@ impl MateRunner {
             deadline: req.time_ms.and_then(|ms| Instant::now().checked_add(Duration::from_millis(ms))),
             max_plies: None,
         };
-        let pos = pos.clone();
+        self.launch(solver, pos.clone(), limits, stop, reporter);
+    }
+
+    /// Solves on a thread of its own and keeps its handle; one that cannot start reports at once
+    /// (the solver went with it: the next job makes a new one).
+    #[cfg(not(target_family = "wasm"))]
+    fn launch(
+        &mut self,
+        mut solver: MateSolver,
+        pos: Position,
+        limits: MateLimits,
+        stop: Arc<AtomicBool>,
+        reporter: Arc<dyn MateReporter>,
+    ) {
         let flag = Arc::clone(&stop);
         let thread_reporter = Arc::clone(&reporter);
         let spawned = std::thread::Builder::new().name("go mate".into()).spawn(move || {
-            let result = solver.try_solve(&pos, &limits, &flag).unwrap_or_else(|e| {
+            let result = solver.try_solve(&pos, &limits, &*flag).unwrap_or_else(|e| {
                 thread_reporter.message(&format!("cannot start the mate search thread ({e})"));
                 MateResult::Timeout
             });
-            thread_reporter.mate_report(&MateReport {
-                result,
-                info: solver.info(),
-                hashfull: solver.hashfull(),
-            });
+            report(thread_reporter.as_ref(), result, &solver);
             solver
         });
         match spawned {
             Ok(handle) => self.job = Some(Job { stop, handle }),
             Err(e) => {
-                // The solver went with the closure: the next job makes a new one.
                 reporter.message(&format!("cannot start the go mate thread ({e})"));
                 reporter.mate_report(&MateReport {
                     result: MateResult::Timeout,
@@ -142,5 +156,42 @@ impl MateRunner {
                 });
             }
         }
+    }
+
+    /// WebAssembly has no threads: the solve runs here, to its end, handing control to the host
+    /// at the reporter's checkpoints.
+    #[cfg(target_family = "wasm")]
+    fn launch(
+        &mut self,
+        mut solver: MateSolver,
+        pos: Position,
+        limits: MateLimits,
+        stop: Arc<AtomicBool>,
+        reporter: Arc<dyn MateReporter>,
+    ) {
+        let checked = CheckedStop { flag: &stop, reporter: reporter.as_ref() };
+        let result = solver.try_solve(&pos, &limits, &checked).unwrap_or(MateResult::Timeout);
+        report(reporter.as_ref(), result, &solver);
+        self.solver = Some(solver);
+    }
+}
+
+/// The one report of a finished (or stopped) solve.
+fn report(reporter: &dyn MateReporter, result: MateResult, solver: &MateSolver) {
+    reporter.mate_report(&MateReport { result, info: solver.info(), hashfull: solver.hashfull() });
+}
+
+/// The stop flag of a solve without threads: each look first gives the front end its checkpoint.
+#[cfg(target_family = "wasm")]
+struct CheckedStop<'a> {
+    flag: &'a AtomicBool,
+    reporter: &'a dyn MateReporter,
+}
+
+#[cfg(target_family = "wasm")]
+impl crate::mate::Stop for CheckedStop<'_> {
+    fn stopped(&self) -> bool {
+        self.reporter.checkpoint(self.flag);
+        self.flag.load(Ordering::Acquire)
     }
 }

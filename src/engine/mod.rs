@@ -66,7 +66,11 @@ pub const ENGINE_NAME: &str = concat!("Hayate ", env!("CARGO_PKG_VERSION"));
 /// The instruction set the build was compiled for, shown after the name in `id name`: Windows
 /// releases come as an AVX2 (with BMI2) and an SSE4.2 executable, and a user should see which one
 /// a GUI loaded. (The NNUE code also picks AVX2 or VNNI at run time, whatever the build.)
-pub const BUILD_CPU: &str = if !cfg!(target_arch = "x86_64") {
+pub const BUILD_CPU: &str = if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+    "WebAssembly-SIMD128"
+} else if cfg!(target_arch = "wasm32") {
+    "WebAssembly"
+} else if !cfg!(target_arch = "x86_64") {
     "portable"
 } else if cfg!(all(target_feature = "avx2", target_feature = "bmi2")) {
     "AVX2"
@@ -409,7 +413,7 @@ impl Engine {
                     // GUI gets its `readyok` soon (zeroing the fitting size could take many
                     // seconds).
                     let fallback = (room_mb / 2).max(1);
-                    let deadline = std::time::Instant::now() + FALLBACK_ZEROING;
+                    let deadline = crate::instant::Instant::now() + FALLBACK_ZEROING;
                     let (tt, _) = memory::largest_fitting_within(fallback, None, |mb| {
                         TranspositionTable::try_new_until(mb, threads, deadline)
                     });

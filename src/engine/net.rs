@@ -43,7 +43,13 @@ impl NetSlot {
         self.source = Some(now);
         let (net, message) = match Network::load(&path) {
             Ok(net) => (Some(Arc::new(net)), format!("NNUE loaded from {}", path.display())),
-            Err(NnueError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            // (Unsupported: a WebAssembly page has no files.)
+            Err(NnueError::Io { source, .. })
+                if matches!(
+                    source.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::Unsupported
+                ) =>
+            {
                 (None, format!("no NNUE file at {}: using {fallback}", path.display()))
             }
             Err(e @ NnueError::OutOfMemory { .. }) => {

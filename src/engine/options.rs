@@ -94,6 +94,17 @@ pub const CONSIDER_BOOK_MOVE_COUNT: &str = "ConsiderBookMoveCount";
 /// `ResignValue` at this value (its maximum) means: never resign. GUIs and users know the number.
 pub const RESIGN_NEVER: i64 = 99999;
 
+/// The WebAssembly build's limits (for a browser tab: its memory is at most 4 GiB, and an
+/// allocation that fails ends the tab): tables of at most 256 MiB, 64 MiB by default, and one
+/// search thread, as a WebAssembly page has no threads.
+const WASM: bool = cfg!(target_family = "wasm");
+/// The largest `USI_Hash` and `MateHash`, in MiB.
+const MAX_TABLE_MB: i64 = if WASM { 256 } else { 65536 };
+/// The default `USI_Hash` and `MateHash`, in MiB.
+const DEFAULT_TABLE_MB: i64 = if WASM { 64 } else { 256 };
+/// The most `Threads`.
+const MOST_THREADS: i64 = if WASM { 1 } else { MAX_THREADS as i64 };
+
 /// Every option the engine declares, in the order `usi` lists them.
 pub fn declarations() -> Vec<Decl> {
     let spin = |name, default, min, max| Decl { name, kind: Kind::Spin { default, min, max } };
@@ -101,9 +112,9 @@ pub fn declarations() -> Vec<Decl> {
     let search = SearchConfig::default();
     let time = search.time;
     let decls = vec![
-        spin(USI_HASH, 256, 1, 65536),
+        spin(USI_HASH, DEFAULT_TABLE_MB, 1, MAX_TABLE_MB),
         check(USI_PONDER, false),
-        spin(THREADS, 1, 1, MAX_THREADS as i64),
+        spin(THREADS, 1, 1, MOST_THREADS),
         spin(MULTI_PV, search.multi_pv as i64, 1, 800),
         spin(NETWORK_DELAY, time.network_delay as i64, 0, 10000),
         spin(NETWORK_DELAY2, time.network_delay2 as i64, 0, 10000),
@@ -131,7 +142,7 @@ pub fn declarations() -> Vec<Decl> {
                 vars: &crate::eval::EvalType::NAMES,
             },
         },
-        spin(MATE_HASH, 256, 1, 65536),
+        spin(MATE_HASH, DEFAULT_TABLE_MB, 1, MAX_TABLE_MB),
         spin(MATE_NODES, 0, 0, 2_147_483_647),
         Decl { name: BOOK_FILE, kind: Kind::Filename(NO_BOOK) },
         spin(BOOK_MOVES, 16, 0, 10000),

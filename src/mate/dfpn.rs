@@ -38,12 +38,15 @@ use super::hand as hands;
 use super::movegen;
 use super::table::{Probe, Table, INF, PN_MAX, UNLIMITED};
 use crate::attacks;
+use crate::instant::Instant;
 use crate::position::Position;
 use crate::types::{Color, Hand, Move, MoveKind, PieceType};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+
+/// Nodes between looks at the budget and the stop flag. On WebAssembly the look is also where the
+/// solver hands control to its host (see `super::Stop`), so it comes more often there.
+const POLL_INTERVAL: u64 = if cfg!(target_family = "wasm") { 64 } else { 1024 };
 
 /// The remaining depth of an unlimited search (and the deepest line it follows).
 pub(crate) const MAX_DEPTH: u16 = 2000;
@@ -210,7 +213,7 @@ pub(crate) struct Search<'a> {
     salt: u64,
     pub nodes: u64,
     pub budget: Budget,
-    stop: &'a AtomicBool,
+    stop: &'a dyn super::Stop,
     /// Set once the budget is spent; every `mid` then unwinds at once.
     pub aborted: bool,
     /// Give a new defender node the number of squares its replies go to as its initial proof
@@ -226,7 +229,7 @@ pub(crate) struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    pub fn new(pos: Position, tt: &'a mut Table, budget: Budget, stop: &'a AtomicBool) -> Self {
+    pub fn new(pos: Position, tt: &'a mut Table, budget: Budget, stop: &'a dyn super::Stop) -> Self {
         let attacker = pos.side_to_move();
         let salt = material_salt(&pos)
             ^ match attacker {
@@ -273,18 +276,18 @@ impl<'a> Search<'a> {
         self.pos.hand(self.attacker)
     }
 
-    /// Checks the budget (every 1024 nodes).
+    /// Checks the budget (every [`POLL_INTERVAL`] nodes).
     #[inline(always)]
     fn count_node(&mut self) {
         self.nodes += 1;
-        if self.nodes & 1023 == 0 {
+        if self.nodes.is_multiple_of(POLL_INTERVAL) {
             self.poll();
         }
     }
 
     fn poll(&mut self) {
         if self.nodes >= self.budget.nodes
-            || (self.budget.use_stop && self.stop.load(Ordering::Relaxed))
+            || (self.budget.use_stop && self.stop.stopped())
             || self.budget.deadline.is_some_and(|d| Instant::now() >= d)
         {
             self.aborted = true;

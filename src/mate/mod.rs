@@ -48,11 +48,12 @@ mod movegen;
 mod pv;
 mod table;
 
+use crate::instant::Instant;
 use crate::position::{MoveList, Position};
 use crate::types::Move;
 use dfpn::{Budget, Search, MAX_DEPTH};
-use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 use table::{Table, UNLIMITED};
 
 /// With no limits, the shortening phase gets this many times the nodes of the first proof...
@@ -162,29 +163,20 @@ impl MateSolver {
     pub fn audit(&mut self, pos: &Position, plies: u16, max_positions: u64) -> Result<u16, String> {
         let table = &mut self.table;
         let pos = pos.clone();
-        std::thread::scope(|scope| {
-            let handle = std::thread::Builder::new()
-                .name("mate audit".to_string())
-                .stack_size(STACK_BYTES)
-                .spawn_scoped(scope, move || {
-                    let stop = AtomicBool::new(false);
-                    let budget = Budget { nodes: LINE_NODES * 10, deadline: None, use_stop: false };
-                    let mut s = Search::new(pos, table, budget, &stop);
-                    let budget = Budget { nodes: LINE_NODES * 10, ..budget };
-                    audit::audit(&mut s, plies, budget, max_positions)
-                })
-                .expect("cannot start the mate audit thread");
-            match handle.join() {
-                Ok(r) => r,
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
+        on_deep_stack("mate audit", move || {
+            let stop = AtomicBool::new(false);
+            let budget = Budget { nodes: LINE_NODES * 10, deadline: None, use_stop: false };
+            let mut s = Search::new(pos, table, budget, &stop);
+            let budget = Budget { nodes: LINE_NODES * 10, ..budget };
+            audit::audit(&mut s, plies, budget, max_positions)
         })
+        .expect("cannot start the mate audit thread")
     }
 
     /// Can the side to move of `pos` force mate? `stop` (set from another thread) ends the search
     /// within a few thousand nodes. Runs on a thread of its own with a deep stack; panics when
     /// that thread cannot start (see [`MateSolver::try_solve`]).
-    pub fn solve(&mut self, pos: &Position, limits: &MateLimits, stop: &AtomicBool) -> MateResult {
+    pub fn solve(&mut self, pos: &Position, limits: &MateLimits, stop: &dyn Stop) -> MateResult {
         self.try_solve(pos, limits, stop).expect("cannot start the mate search thread")
     }
 
@@ -193,26 +185,54 @@ impl MateSolver {
         &mut self,
         pos: &Position,
         limits: &MateLimits,
-        stop: &AtomicBool,
+        stop: &dyn Stop,
     ) -> std::io::Result<MateResult> {
         let start = Instant::now();
         let table = &mut self.table;
         let pos = pos.clone();
         let limits = *limits;
-        let (result, mut info) = std::thread::scope(|scope| {
-            let handle = std::thread::Builder::new()
-                .name("mate".to_string())
-                .stack_size(STACK_BYTES)
-                .spawn_scoped(scope, move || solve_with(table, pos, &limits, stop))?;
-            match handle.join() {
-                Ok(r) => Ok::<_, std::io::Error>(r),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        })?;
+        let (result, mut info) = on_deep_stack("mate", move || solve_with(table, pos, &limits, stop))?;
         info.elapsed = start.elapsed();
         self.info = info;
         Ok(result)
     }
+}
+
+/// What ends a solve early besides its limits: the caller's stop flag, looked at every 1024
+/// nodes (64 on WebAssembly). An `AtomicBool` set from another thread is one; a front end without threads gives one
+/// that first hands control to its host and reads the commands that came meanwhile (the
+/// WebAssembly build, see `crate::engine::mate`).
+pub trait Stop: Sync {
+    fn stopped(&self) -> bool;
+}
+
+impl Stop for AtomicBool {
+    fn stopped(&self) -> bool {
+        self.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs `work` on a thread of its own with the solver's deep stack ([`STACK_BYTES`]), or
+/// `Err` when that thread cannot start.
+#[cfg(not(target_family = "wasm"))]
+fn on_deep_stack<T: Send>(name: &str, work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name(name.to_string())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, work)?;
+        match handle.join() {
+            Ok(r) => Ok(r),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
+/// WebAssembly has no threads: `work` runs here, on the module's own stack, which the build
+/// makes deep enough (see `wasm/README.md`).
+#[cfg(target_family = "wasm")]
+fn on_deep_stack<T: Send>(_name: &str, work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+    Ok(work())
 }
 
 /// The whole of `solve`, on the search thread.
@@ -220,7 +240,7 @@ fn solve_with(
     table: &mut Table,
     pos: Position,
     limits: &MateLimits,
-    stop: &AtomicBool,
+    stop: &dyn Stop,
 ) -> (MateResult, MateInfo) {
     let mut info = MateInfo::default();
     if pos.king_square(!pos.side_to_move()).is_none() {

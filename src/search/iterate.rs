@@ -39,7 +39,7 @@ impl Worker {
         // A pondering or infinite search reports only after `stop` (or, pondering, `ponderhit`).
         while !shared.stopped() && (shared.control.pondering.load(Ordering::SeqCst) || shared.limits.infinite)
         {
-            std::thread::sleep(Duration::from_millis(1));
+            wait_a_moment(shared);
         }
         self.publish_nodes(shared);
         result
@@ -91,6 +91,7 @@ impl Worker {
     /// switch from pondering to timed thinking after a ponder hit, and abandon the iteration
     /// when `MultiPV` changed (the deepening starts again with the new number of lines).
     pub(super) fn check_time(&mut self, shared: &SharedState) {
+        shared.reporter.checkpoint(&shared.control, false);
         self.publish_nodes(shared);
         if self.lines(shared) != self.iteration_multi_pv {
             self.restart = true;
@@ -229,7 +230,7 @@ impl Worker {
         if main && !shared.stopped() && stop_on_ponderhit {
             // Finished early while pondering: stop as soon as the ponder hit arrives.
             while !shared.stopped() && shared.control.pondering.load(Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_millis(1));
+                wait_a_moment(shared);
             }
             shared.control.stop();
         }
@@ -304,4 +305,13 @@ impl Worker {
         let (found, _) = shared.tt.probe(pos.key());
         found.and_then(|d| d.mv).filter(|&m| pos.is_legal_move(m))
     }
+}
+
+/// The main thread's wait for `stop` or `ponderhit` once its search has ended: a millisecond's
+/// sleep between looks where there are threads (the front end's input thread flips the flags),
+/// and the reporter's checkpoint, which hands control to the host, on WebAssembly.
+fn wait_a_moment(shared: &SharedState) {
+    shared.reporter.checkpoint(&shared.control, true);
+    #[cfg(not(target_family = "wasm"))]
+    std::thread::sleep(Duration::from_millis(1));
 }

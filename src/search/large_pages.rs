@@ -6,12 +6,12 @@
 //! pages back them when the system allows it (`/sys/kernel/mm/transparent_hugepage/enabled` set
 //! to `madvise` or `always`); elsewhere, or when the advice is refused, they are ordinary memory.
 
+use crate::instant::Instant;
 use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 /// Types for which all-zero bytes are a valid value (the tables are allocated zeroed).
 ///

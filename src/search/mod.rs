@@ -3,6 +3,7 @@
 
 mod alphabeta;
 pub mod config;
+pub mod control;
 pub mod correction;
 pub mod history;
 mod iterate;
@@ -22,8 +23,8 @@ pub mod time;
 pub mod tt;
 
 pub use config::SearchConfig;
+pub use control::SearchControl;
 pub use limits::Limits;
 pub use report::{BestMove, Recorder, Reporter, ScoreBound, SearchInfo, SilentReporter};
-pub use shared::SearchControl;
 pub use thread::ThreadPool;
 pub use tt::TranspositionTable;

@@ -1,6 +1,7 @@
 //! How the search tells the outside world what it found: the `Reporter` trait. Front ends
 //! implement it (the USI layer, a CSA client); the search never prints.
 
+use super::control::SearchControl;
 use crate::types::{Move, Score};
 use std::sync::Mutex;
 
@@ -48,6 +49,14 @@ pub trait Reporter: Send + Sync {
     /// Free text for the user (`info string`).
     fn message(&self, text: &str);
     fn best_move(&self, best: BestMove);
+
+    /// Called by the main search thread every few thousand nodes, and again and again while it
+    /// waits out a `go ponder` or `go infinite` whose search has ended (`waiting`). A front end
+    /// without threads (the WebAssembly one, `crate::web`) hands control back to its host here
+    /// for a moment, then applies to `control` the commands that came meanwhile (`stop`,
+    /// `ponderhit`). Threaded front ends get those through their own input thread and need
+    /// nothing here.
+    fn checkpoint(&self, _control: &SearchControl, _waiting: bool) {}
 }
 
 /// A reporter that drops everything (bench, tests).

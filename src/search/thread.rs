@@ -11,22 +11,23 @@
 //! picks the best thread by vote and reports `bestmove`. Exactly one `bestmove` per `go`.
 
 use super::config::SearchConfig;
+use super::control::SearchControl;
 use super::correction::StructureCorrection;
 use super::history::{shared_scale, PawnHistory};
 use super::limits::Limits;
 use super::manager::SearchManager;
 use super::report::{BestMove, Reporter};
 use super::root_move::RootMove;
-use super::shared::{NodeCounter, SearchControl, SharedHistories, SharedState};
+use super::shared::{NodeCounter, SharedHistories, SharedState};
 use super::stack::{Frame, PvTable, STACK_OFFSET};
 use super::tt::TranspositionTable;
 use crate::eval::{EvalType, Evaluator};
-use crate::position::{MoveList, Position};
+use crate::instant::Instant;
+use crate::position::Position;
 use crate::types::{Color, Move, Value, MAX_PLY};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Instant;
 
 /// Stack size of search threads (deep recursion with move lists on the stack).
 pub const STACK_SIZE: usize = 64 * 1024 * 1024;
@@ -290,6 +291,13 @@ impl ThreadPool {
                 w.lmr = lmr_table();
             }
         }
+        self.launch(workers, shared, pos);
+    }
+
+    /// Runs the search on a thread of its own (with a deep stack) and keeps its handle; a
+    /// thread that cannot start leaves the workers here and answers with an unsearched move.
+    #[cfg(not(target_family = "wasm"))]
+    fn launch(&mut self, workers: Vec<Worker>, shared: Arc<SharedState>, pos: &Position) {
         // The workers go to the thread once it runs, so that they stay here if it cannot start.
         let (to_thread, from_pool) = std::sync::mpsc::channel::<(Vec<Worker>, Arc<SharedState>)>();
         let spawned =
@@ -313,6 +321,14 @@ impl ThreadPool {
                 shared.reporter.best_move(best);
             }
         }
+    }
+
+    /// WebAssembly has no threads: the search runs here, to its end, handing control to its host
+    /// at the reporter's checkpoints (see [`Reporter::checkpoint`]).
+    #[cfg(target_family = "wasm")]
+    fn launch(&mut self, mut workers: Vec<Worker>, shared: Arc<SharedState>, _pos: &Position) {
+        run_search(&mut workers, &shared);
+        self.workers = workers;
     }
 
     /// Runs a search to completion (bench, tests, self-play): starts it and waits for its
@@ -368,11 +384,12 @@ fn run_search(workers: &mut [Worker], shared: &Arc<SharedState>) {
 
 /// The move played when no search can run: the table's move if it is legal here, else the first
 /// legal move (among `searchmoves` when given), else resignation.
+#[cfg(not(target_family = "wasm"))]
 fn unsearched_move(pos: &Position, shared: &SharedState) -> BestMove {
     let only = &shared.limits.searchmoves;
     let allowed = |m: Move| only.is_empty() || only.contains(&m);
     let (entry, _) = shared.tt.probe(pos.key());
-    let moves = MoveList::legal(pos, !only.is_empty());
+    let moves = crate::position::MoveList::legal(pos, !only.is_empty());
     let table_move = entry.and_then(|e| e.mv).filter(|&m| moves.iter().any(|&l| l == m) && allowed(m));
     match table_move.or_else(|| moves.iter().copied().find(|&m| allowed(m))) {
         Some(best) => BestMove::Move { best, ponder: None },

@@ -151,7 +151,7 @@ impl TranspositionTable {
     pub fn try_new_until(
         mb: usize,
         threads: usize,
-        deadline: std::time::Instant,
+        deadline: crate::instant::Instant,
     ) -> Option<TranspositionTable> {
         let n = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Cluster>()).max(1);
         let clusters = super::large_pages::LargeSlice::try_zeroed_until(n, threads, deadline)?;

@@ -3,11 +3,12 @@
 //! search or evaluation changes it, non-functional changes keep it. `hayate bench` and the USI
 //! `bench` command print [`report`].
 
+use crate::instant::Instant;
 use crate::position::Position;
 use crate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The positions: `tests/data/bench.sfen` (comment lines start with `#`).
 pub const POSITIONS: &str = include_str!("../../tests/data/bench.sfen");

@@ -4,10 +4,11 @@
 //! Bulk mode counts the last ply with [`MoveCounter`] (destination sets are popcounted, nothing is
 //! listed or made); `--no-bulk` makes and unmakes every leaf move.
 
+use crate::instant::Instant;
 use crate::position::{generate_legal, MoveCounter, PieceLimits, Position, WideMoveList, STARTPOS};
 use crate::types::Move;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The deepest count the commands take (each ply holds a move list on the stack; and a count
 /// much beyond 10 plies would not end anyway).

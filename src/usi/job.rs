@@ -1,5 +1,7 @@
 //! `go perft` and `bench` run on a thread of their own, so that the command loop goes on
-//! reading: `isready` is answered meanwhile, and `stop`, `quit` or a new `go` ends them.
+//! reading: `isready` is answered meanwhile, and `stop`, `quit` or a new `go` ends them. On
+//! WebAssembly, which has no threads, they run to their end at once (perft and bench are tools
+//! for native builds; the web front end answers them all the same).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -8,7 +10,8 @@ use std::thread::JoinHandle;
 /// A running (or finished) background job.
 pub struct Job {
     stop: Arc<AtomicBool>,
-    handle: JoinHandle<()>,
+    /// The thread (none on WebAssembly: the job has already run).
+    handle: Option<JoinHandle<()>>,
 }
 
 impl Job {
@@ -16,9 +19,18 @@ impl Job {
     /// no thread can be started (the job has not run).
     pub fn spawn(name: &str, work: impl FnOnce(&AtomicBool) + Send + 'static) -> std::io::Result<Job> {
         let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let handle = std::thread::Builder::new().name(name.into()).spawn(move || work(&flag))?;
-        Ok(Job { stop, handle })
+        #[cfg(target_family = "wasm")]
+        {
+            let _ = name;
+            work(&stop);
+            Ok(Job { stop, handle: None })
+        }
+        #[cfg(not(target_family = "wasm"))]
+        {
+            let flag = Arc::clone(&stop);
+            let handle = std::thread::Builder::new().name(name.into()).spawn(move || work(&flag))?;
+            Ok(Job { stop, handle: Some(handle) })
+        }
     }
 
     /// Asks the job to end (it still prints what it has).
@@ -30,7 +42,7 @@ impl Job {
     pub fn stop_and_wait(self) {
         self.stop();
         // (Release builds abort on a panic; elsewhere the job's panic goes on here.)
-        if let Err(panic) = self.handle.join() {
+        if let Some(Err(panic)) = self.handle.map(JoinHandle::join) {
             std::panic::resume_unwind(panic);
         }
     }

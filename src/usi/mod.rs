@@ -10,6 +10,7 @@ pub mod go;
 pub mod input;
 mod job;
 pub mod output;
+pub mod transport;
 
 use crate::engine::options::Options;
 use crate::engine::{Engine, BUILD_CPU, ENGINE_AUTHOR, ENGINE_NAME};

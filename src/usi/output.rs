@@ -1,24 +1,19 @@
-//! Everything the engine writes to stdout goes through here: one line at a time, under a lock,
-//! flushed at once. The `UsiReporter` formats search progress and results as USI, the
-//! `UsiMateReporter` the answer to `go mate`; `option_lines` lists the options.
+//! Everything the engine writes to stdout goes through here (and on through `transport.rs`). The
+//! `UsiReporter` formats search progress and results as USI, the `UsiMateReporter` the answer to
+//! `go mate`; `option_lines` lists the options.
 
+use super::transport::{self, Running};
 use crate::engine::mate::{MateReport, MateReporter};
 use crate::engine::options::{Kind, Options};
 use crate::mate::MateResult;
+use crate::search::SearchControl;
 use crate::search::{BestMove, Reporter, ScoreBound, SearchInfo};
 use crate::types::Score;
-use std::io::Write;
-use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
-static STDOUT: Mutex<()> = Mutex::new(());
-
-/// Writes one protocol line.
+/// Writes one protocol line (to stdout, or through the transport a front end installed).
 pub fn send(line: &str) {
-    let _guard = STDOUT.lock().unwrap_or_else(|e| e.into_inner());
-    let mut out = std::io::stdout().lock();
-    // A closed stdout (the GUI went away) is not worth a panic; the read loop will see EOF.
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+    transport::line(line);
 }
 
 /// `info string`, kept to ASCII (GUIs read Shift_JIS).
@@ -100,6 +95,10 @@ impl Reporter for UsiReporter {
         };
         send(&format_best_move(best));
     }
+
+    fn checkpoint(&self, control: &SearchControl, waiting: bool) {
+        transport::checkpoint(Running::Search(control), waiting);
+    }
 }
 
 /// Answers `go mate`: `info time .. nodes .. nps .. hashfull ..`, then `checkmate <moves>`,
@@ -114,6 +113,10 @@ impl MateReporter for UsiMateReporter {
 
     fn message(&self, text: &str) {
         info_string(text);
+    }
+
+    fn checkpoint(&self, stop: &AtomicBool) {
+        transport::checkpoint(Running::Mate(stop), false);
     }
 }
 

@@ -54,6 +54,9 @@ pub enum CompactError {
     Net(NnueError),
     /// The allocator refused the memory of the rebuilt net (`bytes` of it).
     OutOfMemory { bytes: usize },
+    /// The deflated form of the net (the WebAssembly build's embedded net) does not inflate to
+    /// the length it gives.
+    Inflate,
 }
 
 impl fmt::Display for CompactError {
@@ -70,6 +73,7 @@ impl fmt::Display for CompactError {
             }
             CompactError::TrailingBytes(n) => write!(f, "compact net has {n} trailing bytes"),
             CompactError::Net(e) => write!(f, "compact net rebuilds an invalid nn.bin: {e}"),
+            CompactError::Inflate => write!(f, "the deflated net does not inflate to its length"),
             CompactError::OutOfMemory { bytes } => {
                 write!(
                     f,

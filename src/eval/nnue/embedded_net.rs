@@ -13,7 +13,39 @@ use std::sync::Arc;
 pub const NAME: &str = "hayate-gen4";
 
 /// The compact bytes of the embedded net.
+#[cfg(not(target_family = "wasm"))]
 pub static BYTES: &[u8] = include_bytes!("../../../nets/hayate-gen4.hnnc");
+
+/// WebAssembly: the compact bytes deflated (by build.rs), after their length (8 bytes,
+/// little-endian): a ShogiHome engine folder must stay under 8 MB, the compact net is 7.1.
+#[cfg(target_family = "wasm")]
+static DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/embedded_net.deflate"));
+
+/// The compact bytes of the embedded net: as they are in the binary.
+#[cfg(not(target_family = "wasm"))]
+pub fn compact_bytes() -> Result<std::borrow::Cow<'static, [u8]>, CompactError> {
+    Ok(std::borrow::Cow::Borrowed(BYTES))
+}
+
+/// The compact bytes of the embedded net: inflated into memory asked for first (about 50 ms in
+/// a browser).
+#[cfg(target_family = "wasm")]
+pub fn compact_bytes() -> Result<std::borrow::Cow<'static, [u8]>, CompactError> {
+    let (len, deflated) = DEFLATED.split_at(8);
+    let len = u64::from_le_bytes(len.try_into().expect("8 bytes")) as usize;
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| CompactError::OutOfMemory { bytes: len })?;
+    out.resize(len, 0);
+    match miniz_oxide::inflate::decompress_slice_iter_to_slice(
+        &mut out,
+        std::iter::once(deflated),
+        false,
+        true,
+    ) {
+        Ok(n) if n == len => Ok(std::borrow::Cow::Owned(out)),
+        _ => Err(CompactError::Inflate),
+    }
+}
 
 /// The decoded net, once a decode has succeeded (or found the bytes broken: `None`).
 static NET: OnceCell<Option<Arc<Network>>> = OnceCell::new();
@@ -22,7 +54,7 @@ static NET: OnceCell<Option<Arc<Network>>> = OnceCell::new();
 /// memory for (128 MB at its peak) is tried again at the next call: memory may have been freed
 /// since (a smaller table or fewer threads), and the linear evaluation plays meanwhile.
 pub fn network() -> Option<&'static Arc<Network>> {
-    let decoded = NET.get_or_try_init(|| match compact::load(BYTES) {
+    let decoded = NET.get_or_try_init(|| match compact_bytes().and_then(|bytes| compact::load(&bytes)) {
         Ok(net) => Ok(Some(Arc::new(net))),
         Err(e @ CompactError::OutOfMemory { .. }) => {
             log::warn!("the embedded net {NAME}: {e}; using the linear evaluation until it can be decoded");
@@ -51,7 +83,7 @@ mod tests {
 
     #[test]
     fn decodes_to_the_exported_net() {
-        let bytes = compact::decode(BYTES).unwrap();
+        let bytes = compact::decode(&compact_bytes().unwrap()).unwrap();
         assert_eq!(bytes.len(), super::super::network::CLASSIC_FILE_BYTES);
         // The fingerprint of the trainer's nn.bin for this net (nets/README.md).
         let expected = include_str!("../../../nets/hayate-gen4.fnv1a").trim();

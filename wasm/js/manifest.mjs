@@ -1,0 +1,72 @@
+// Writes engine.json, the manifest ShogiHome reads (`shogihome-wasm-engine/1`), for the engine in
+// the folder given: the name, the author and the options are what the module itself answers to
+// `usi`, so that the manifest cannot drift from the engine.
+//
+//   node wasm/js/manifest.mjs target/wasm/hayate
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const dir = process.argv[2];
+if (!dir) {
+  console.error("usage: node wasm/js/manifest.mjs ENGINE_DIR");
+  process.exit(2);
+}
+const modulePath = path.resolve(dir, "hayate.js");
+const create = (await import(pathToFileURL(modulePath).href)).default;
+const errors = [];
+const engine = await create({
+  printErr: (line) => errors.push(line),
+  locateFile: (file) => new URL(file, pathToFileURL(modulePath)).href,
+});
+const lines = [];
+engine.addMessageListener((line) => lines.push(line));
+engine.postMessage("usi");
+engine.postMessage("quit");
+if (!lines.includes("usiok") || errors.length > 0) {
+  console.error(`manifest: the engine did not answer usi:\n${[...lines, ...errors].join("\n")}`);
+  process.exit(1);
+}
+
+/** One `option name N type T ...` line as the manifest's JSON. */
+function option(line) {
+  const words = line.split(" ");
+  const typeAt = words.indexOf("type");
+  const result = { name: words.slice(2, typeAt).join(" "), type: words[typeAt + 1] };
+  const rest = words.slice(typeAt + 2);
+  const vars = [];
+  for (let i = 0; i < rest.length; i += 2) {
+    const [key, value] = [rest[i], rest[i + 1]];
+    if (key === "default") {
+      const shown = value === "<empty>" ? "" : value;
+      result.default = result.type === "spin" ? Number(shown) : shown;
+    } else if (key === "min" || key === "max") {
+      result[key] = Number(value);
+    } else if (key === "var") {
+      vars.push(value);
+    }
+  }
+  if (result.type === "combo") result.vars = vars;
+  return result;
+}
+
+const idName = lines.find((l) => l.startsWith("id name ")).slice("id name ".length);
+const idAuthor = lines.find((l) => l.startsWith("id author ")).slice("id author ".length);
+const manifest = {
+  abi: "shogihome-wasm-engine/1",
+  module: "hayate.js",
+  moduleFormat: "esm",
+  name: idName,
+  author: idAuthor,
+  options: lines.filter((l) => l.startsWith("option ")).map(option),
+  // The ids become users' saved engine URIs: never change one; add a `-v2` for a new engine.
+  presets: [
+    {
+      id: "hayate-v1",
+      displayName: "Hayate",
+      values: { Threads: 1 },
+    },
+  ],
+};
+fs.writeFileSync(path.join(dir, "engine.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+console.log(`manifest: ${path.join(dir, "engine.json")}: ${manifest.name}, ${manifest.options.length} options`);
