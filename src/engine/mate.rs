@@ -121,20 +121,14 @@ impl MateRunner {
             deadline: req.time_ms.and_then(|ms| Instant::now().checked_add(Duration::from_millis(ms))),
             max_plies: None,
         };
-        self.launch(solver, pos.clone(), limits, stop, reporter);
+        self.launch(Solve { solver, pos: pos.clone(), limits, stop, reporter });
     }
 
     /// Solves on a thread of its own and keeps its handle; one that cannot start reports at once
     /// (the solver went with it: the next job makes a new one).
     #[cfg(not(target_family = "wasm"))]
-    fn launch(
-        &mut self,
-        mut solver: MateSolver,
-        pos: Position,
-        limits: MateLimits,
-        stop: Arc<AtomicBool>,
-        reporter: Arc<dyn MateReporter>,
-    ) {
+    fn launch(&mut self, solve: Solve) {
+        let Solve { mut solver, pos, limits, stop, reporter } = solve;
         let flag = Arc::clone(&stop);
         let thread_reporter = Arc::clone(&reporter);
         let spawned = std::thread::Builder::new().name("go mate".into()).spawn(move || {
@@ -161,19 +155,22 @@ impl MateRunner {
     /// WebAssembly has no threads: the solve runs here, to its end, handing control to the host
     /// at the reporter's checkpoints.
     #[cfg(target_family = "wasm")]
-    fn launch(
-        &mut self,
-        mut solver: MateSolver,
-        pos: Position,
-        limits: MateLimits,
-        stop: Arc<AtomicBool>,
-        reporter: Arc<dyn MateReporter>,
-    ) {
+    fn launch(&mut self, solve: Solve) {
+        let Solve { mut solver, pos, limits, stop, reporter } = solve;
         let checked = CheckedStop { flag: &stop, reporter: reporter.as_ref() };
         let result = solver.try_solve(&pos, &limits, &checked).unwrap_or(MateResult::Timeout);
         report(reporter.as_ref(), result, &solver);
         self.solver = Some(solver);
     }
+}
+
+/// A solve about to start: the solver, what to solve, its stop flag and who hears the result.
+struct Solve {
+    solver: MateSolver,
+    pos: Position,
+    limits: MateLimits,
+    stop: Arc<AtomicBool>,
+    reporter: Arc<dyn MateReporter>,
 }
 
 /// The one report of a finished (or stopped) solve.
