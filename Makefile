@@ -219,3 +219,16 @@ clock-games: $(TOOLS_VENV)/.installed
 
 clean:
 	$(CARGO) clean
+
+## The NNUE kernels on WebAssembly (issue 56): the eval::nnue library tests built for
+## wasm32-wasip1 and run under Node's WASI (scripts/wasi-runner.mjs; Node.js 20), once with
+## SIMD128 (the `simd128` kernels against the scalar twin and YaneuraOu's values) and once
+## without (the scalar twin alone). The test profile, as `make unit`; each build has its own
+## directory, so native builds are not disturbed. Needs rustup's wasm32-wasip1 target.
+WASM_SIMD_TEST := CARGO_TARGET_WASM32_WASIP1_RUNNER="node scripts/wasi-runner.mjs" $(CARGO) test \
+                  --target wasm32-wasip1 --lib
+
+.PHONY: test-wasm-simd
+test-wasm-simd:
+	RUSTFLAGS="-C target-feature=+simd128" $(WASM_SIMD_TEST) --target-dir target/wasi-simd128 eval::nnue
+	RUSTFLAGS="" $(WASM_SIMD_TEST) --target-dir target/wasi-scalar eval::nnue
