@@ -244,11 +244,13 @@ $(WASM_TEST_DIR)/engine.json: $(ENGINE_SRC) $(shell find wasm -type f) scripts/w
 	CARGO="$(CARGO)" scripts/wasm-build.sh
 
 ## The WebAssembly tests `make test` runs where Node.js is: the module built, then test-wasm-node
-## against the test-profile native engine. Without Node.js: a message, and nothing fails.
+## against the test-profile native engine, then test-wasm-simd. Without Node.js: a message, and
+## nothing fails.
 test-wasm:
 	@if command -v node >/dev/null 2>&1; then \
 	  $(MAKE) --no-print-directory wasm && $(CARGO) build --profile test && \
-	  HAYATE_NATIVE=target/debug/hayate $(MAKE) --no-print-directory test-wasm-node; \
+	  HAYATE_NATIVE=target/debug/hayate $(MAKE) --no-print-directory test-wasm-node && \
+	  $(MAKE) --no-print-directory test-wasm-simd; \
 	else echo "test-wasm: Node.js is not installed: the WebAssembly build and its tests are skipped"; fi
 
 test-wasm-node:
@@ -256,3 +258,17 @@ test-wasm-node:
 
 test-wasm-browser:
 	HAYATE_WASM_DIR="$(WASM_TEST_DIR)" tests/wasm/run.sh browser
+
+## The NNUE kernels on WebAssembly (issue 56): the eval::nnue library tests built for
+## wasm32-wasip1 and run under Node's WASI (scripts/wasi-runner.mjs; Node.js 20), once with
+## SIMD128 (the `simd128` kernels against the scalar twin and YaneuraOu's values) and once
+## without (the scalar twin alone). The test profile, as `make unit`; each build has its own
+## directory, so native builds are not disturbed. Needs rustup's wasm32-wasip1 target.
+WASM_SIMD_TEST := CARGO_TARGET_WASM32_WASIP1_RUNNER="node scripts/wasi-runner.mjs" $(CARGO) test \
+                  --target wasm32-wasip1 --lib
+
+.PHONY: test-wasm-simd
+test-wasm-simd:
+	command -v rustup >/dev/null 2>&1 && rustup target add wasm32-wasip1 >/dev/null 2>&1 || true
+	RUSTFLAGS="-C target-feature=+simd128" $(WASM_SIMD_TEST) --target-dir target/wasi-simd128 eval::nnue
+	RUSTFLAGS="" $(WASM_SIMD_TEST) --target-dir target/wasi-scalar eval::nnue

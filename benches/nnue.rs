@@ -5,7 +5,9 @@
 //!
 //! Run natively:
 //! `RUSTFLAGS="-C target-cpu=native" cargo bench --bench nnue --target-dir target/native`.
-//! Each figure is the median of several timed runs, measured in thread CPU time.
+//! Under WebAssembly it runs in Node's WASI (`scripts/wasi-runner.mjs`, as in `make
+//! test-wasm-simd`; with `-C target-feature=+simd128` for the `simd128` row). Each figure is the
+//! median of several timed runs, measured in thread CPU time.
 
 use hayate::eval::nnue::{testnet, Accumulator, Network, NnueState, Simd};
 use hayate::position::{MoveList, Position};
@@ -67,7 +69,23 @@ fn cpu_seconds() -> f64 {
     ts.sec as f64 + ts.nsec as f64 * 1e-9
 }
 
-#[cfg(not(target_os = "linux"))]
+/// The same clock under WASI (preview 1), which Node's WASI implements.
+#[cfg(target_os = "wasi")]
+fn cpu_seconds() -> f64 {
+    #[link(wasm_import_module = "wasi_snapshot_preview1")]
+    extern "C" {
+        fn clock_time_get(clock: u32, precision: u64, time: *mut u64) -> u16;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: u32 = 3;
+    let mut ns = 0u64;
+    // SAFETY: `clock_time_get` (WASI preview 1) writes one `u64` of nanoseconds to the address
+    // given, which is `ns` on this stack frame.
+    let errno = unsafe { clock_time_get(CLOCK_THREAD_CPUTIME_ID, 1, &mut ns) };
+    assert_eq!(errno, 0, "clock_time_get");
+    ns as f64 * 1e-9
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "wasi")))]
 fn cpu_seconds() -> f64 {
     static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
     START.get_or_init(Instant::now).elapsed().as_secs_f64()
@@ -76,6 +94,10 @@ fn cpu_seconds() -> f64 {
 /// Median of `SAMPLES` runs of `f`, which returns how many operations it did; in ops per second
 /// of thread CPU time. Each run repeats `f` until it has taken at least `MIN_SAMPLE` seconds.
 fn rate(mut f: impl FnMut() -> usize) -> f64 {
+    // Through an opaque pointer, so that every run is a call of its own: a WebAssembly engine
+    // moves a function to its optimising tier only between calls (V8 has no on-stack
+    // replacement for WebAssembly), and a run inlined into this loop would be timed unoptimised.
+    let f: &mut dyn FnMut() -> usize = black_box(&mut f);
     f(); // warm-up
     let mut v: Vec<f64> = (0..SAMPLES)
         .map(|_| {

@@ -1,5 +1,5 @@
 //! The layers after the feature transformer, and the exact integer forward pass (scalar form; the
-//! AVX2 kernels in `simd.rs` compute the same numbers).
+//! SIMD kernels in `simd.rs` compute the same numbers).
 //!
 //! ```text
 //!  x[512]  = clamp(acc[side to move], 0, 127) ++ clamp(acc[other side], 0, 127)      (u8)

@@ -8,7 +8,8 @@
 //! - [`features`]: BonaPiece numbering, HalfKP indices, active lists, per-move deltas.
 //! - [`accumulator`]: the transformer accumulators and the incremental stack ([`NnueState`]).
 //! - [`layers`]: the affine / clipped-ReLU layers and the exact scalar forward pass.
-//! - [`simd`]: the switch between AVX2 kernels and their scalar twins ([`Simd`]).
+//! - [`simd`]: the switch between the SIMD kernels (x86-64, WebAssembly) and their scalar twins
+//!   ([`Simd`]).
 //! - [`testnet`]: the deterministic random test nets (for tests and benchmarks).
 //!
 //! How the search uses it:

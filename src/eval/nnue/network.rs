@@ -327,6 +327,14 @@ impl Network {
         &self.architecture
     }
 
+    /// A net from its parts, for the kernel tests: `ft_weight` may hold any number of rows (the
+    /// features used must index them). Fills the layers' input-major copies.
+    #[cfg(test)]
+    pub(crate) fn from_parts(ft_bias: Row, ft_weight: Box<[Row]>, mut layers: Box<Layers>) -> Network {
+        layers.build_blocks();
+        Network { ft_bias, ft_weight, layers, architecture: String::new() }
+    }
+
     /// The transformer weights of feature `f` (`f < NUM_FEATURES`).
     #[inline(always)]
     pub(crate) fn row(&self, f: u32) -> &[i16; FT_OUT] {
