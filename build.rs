@@ -124,20 +124,4 @@ fn main() {
     magic_table(&mut out, "BISHOP", &naive::BISHOP_DIRS, &magic_numbers::BISHOP_MAGIC);
     magic_table(&mut out, "ROOK_RANK", &naive::ROOK_RANK_DIRS, &magic_numbers::ROOK_RANK_MAGIC);
     std::fs::write(Path::new(&dir).join("magic_tables.rs"), out).expect("write magic tables");
-    if std::env::var("CARGO_CFG_TARGET_FAMILY").is_ok_and(|f| f.split(',').any(|f| f == "wasm")) {
-        deflate_net(Path::new(&dir));
-    }
-}
-
-/// The embedded net, deflated, for the WebAssembly build (`src/eval/nnue/embedded_net.rs`): the
-/// 7.1 MB compact net takes about 3.4 MB so. Deflate level 9 (miniz_oxide).
-fn deflate_net(out_dir: &Path) {
-    let net = "nets/hayate-gen4.hnnc";
-    println!("cargo:rerun-if-changed={net}");
-    let bytes = std::fs::read(net).expect("read the embedded net");
-    // The inflated length first (8 bytes, little-endian), so that the engine can ask for that
-    // memory before it inflates.
-    let mut out = (bytes.len() as u64).to_le_bytes().to_vec();
-    out.extend(miniz_oxide::deflate::compress_to_vec(&bytes, 9));
-    std::fs::write(out_dir.join("embedded_net.deflate"), out).expect("write the deflated net");
 }

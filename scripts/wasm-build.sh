@@ -2,7 +2,8 @@
 # Builds target/wasm/hayate/, Hayate as a WebAssembly engine for ShogiHome's web app and other
 # pages (see wasm/README.md): the module (SIMD128, a 32 MiB stack for the deepest searches),
 # binaryen's asyncify pass, so that a search can pause and resume (wasm-opt: Debian's binaryen),
-# the glue module and the manifest, which lists the options the module itself declares.
+# the glue module, the net as a data file, and the manifest, which lists the options the module
+# itself declares.
 set -eu
 CARGO=${CARGO:-cargo}
 OUT=target/wasm/hayate
@@ -30,5 +31,21 @@ wasm-opt "$BUILD/wasm32-unknown-unknown/release/hayate_wasm.wasm" \
   --asyncify --pass-arg=asyncify-imports@env.hayate_pause -O3 \
   -o "$OUT/hayate.wasm"
 cp wasm/js/hayate.js "$OUT/hayate.js"
-node wasm/js/manifest.mjs "$OUT"
+# The net as a data file (the manifest's dataFiles): the compact net deflated, after its length
+# (8 bytes, little-endian), named after the embedded net (src/eval/nnue/embedded_net.rs, NAME
+# and WEB_FILE). Beside the module rather than in it: ShogiHome's PWA precaches each .wasm, up
+# to 2 MiB, and fetches a .bin at its first use.
+NET=$(sed -n 's/^pub const NAME: &str = "\(.*\)";$/\1/p' src/eval/nnue/embedded_net.rs)
+rm -f "$OUT"/*.bin
+python3 - "nets/$NET.hnnc" "$OUT/$NET.bin" <<'PY'
+import struct
+import sys
+import zlib
+
+net = open(sys.argv[1], "rb").read()
+deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+with open(sys.argv[2], "wb") as out:
+    out.write(struct.pack("<Q", len(net)) + deflate.compress(net) + deflate.flush())
+PY
+node wasm/js/manifest.mjs "$OUT" "$NET.bin:/eval/$NET.bin"
 ls -l "$OUT"

@@ -13,7 +13,8 @@
 //! rules        position
 //! tables       attacks, zobrist
 //!              bitboard
-//!              types, instant (the clock: std's, or the WebAssembly host's)
+//!              types, instant (the clock: std's, or the WebAssembly host's), host_file (the
+//!              files a WebAssembly host hands the engine)
 //! ```
 //!
 //! Only front ends print to stdout. The engine and everything below it report through values,
@@ -29,6 +30,8 @@ pub mod bitboard;
 pub mod csa;
 pub mod engine;
 pub mod eval;
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+pub mod host_file;
 pub mod instant;
 pub mod mate;
 pub mod position;

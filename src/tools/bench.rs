@@ -62,8 +62,10 @@ pub fn run_until(depth: i32, stop: &AtomicBool, mut progress: impl FnMut(usize, 
         let limits = Limits { depth: Some(depth), ..Limits::default() };
         let (reporter, ended) = DoneSignal::new();
         pool.start(&pos, limits, config.clone(), Arc::clone(&tt), reporter);
-        // Wait for the best move; look at `stop` every few milliseconds meanwhile.
-        while ended.recv_timeout(Duration::from_millis(5)).is_err() {
+        // Wait for the best move; look at `stop` every few milliseconds meanwhile. (On
+        // WebAssembly the search has run to its end in `start`: the best move is there, and
+        // `recv_timeout`, which reads std's clock, is never called.)
+        while ended.try_recv().is_err() && ended.recv_timeout(Duration::from_millis(5)).is_err() {
             if stop.load(Ordering::Relaxed) {
                 pool.control().stop();
             }

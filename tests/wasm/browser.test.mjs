@@ -158,8 +158,10 @@ if (!CHROMIUM && REQUIRED) {
       await shown();
       const first = await display(page);
       await page.waitForFunction(
+        // Deeper, not only a new selective depth ("13 / 16" then "13 / 17").
         (before) =>
-          document.getElementById("depth").textContent !== before.depth &&
+          Number.parseInt(document.getElementById("depth").textContent, 10) >
+            Number.parseInt(before.depth, 10) &&
           document.getElementById("nodes").textContent !== before.nodes,
         first,
         { timeout: 15000, polling: 20 },

@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { after, describe, it } from "node:test";
 import { isResult, sleep } from "./lib/lines.mjs";
 import { PROBE_SEARCH_MS, longestEventLoopGap } from "./lib/first-search-probe.mjs";
-import { WASM_DIR } from "./lib/paths.mjs";
+import { REPO, WASM_DIR } from "./lib/paths.mjs";
 import { checkLine, checkMateLine } from "./lib/rules.mjs";
 import { handshake, ready, search } from "./lib/session.mjs";
 import {
@@ -183,6 +183,25 @@ describe("the handshake", () => {
       [],
       "printErr output",
     );
+    done(engine);
+  });
+});
+
+describe("the search", () => {
+  it("is the native engine's: bench gives the signature of tests/bench_signature.rs", async () => {
+    // One source for the number: the native test's constant.
+    const source = fs.readFileSync(path.join(REPO, "tests", "bench_signature.rs"), "utf8");
+    const expected = Number(/const EXPECTED_NODES: u64 = ([0-9_]+);/.exec(source)[1].replaceAll("_", ""));
+    const engine = await launch();
+    await handshake(engine);
+    const entry = await engine.request("bench", (line) => line.startsWith("Nodes/second"), {
+      timeoutMs: 120000,
+      label: "the end of bench",
+    });
+    const lines = engine.log.linesFrom(0);
+    const nodes = Number(/^Nodes searched\s*: ([0-9]+)$/.exec(lines.find((l) => l.startsWith("Nodes searched")))[1]);
+    report(`bench ${nodes} nodes, ${entry.line.replace(/\s+/g, " ")}`);
+    assert.equal(nodes, expected, "the bench signature (the search and the evaluation differ from native)");
     done(engine);
   });
 });

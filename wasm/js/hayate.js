@@ -12,6 +12,8 @@
 // time), `hayate_run` returns, and the search is resumed later by rewinding that stack, either
 // from `poll()` (ShogiHome calls it every 10 ms while the engine thinks) or by this module's own
 // scheduling when the host never calls it. After `quit` or `terminate()` nothing is printed.
+// The net comes as a data file that the host writes with `FS.writeFile` before `isready`
+// (`writeDataFiles` below does what ShogiHome's worker does).
 
 const PAUSE_IDLE = 0; // nothing runs: lines are handled as they come
 const PAUSE_RUNNING = 1; // the module is executing
@@ -66,6 +68,8 @@ export default async function createHayate(moduleArg = {}) {
   const decoder = new TextDecoder();
 
   const listeners = new Set();
+  /** The files the host wrote with `FS.writeFile` (the manifest's dataFiles), by path. */
+  const files = new Map();
   /** Lines sent and not yet taken by the module, encoded. */
   const inbox = [];
   let state = PAUSE_IDLE;
@@ -110,6 +114,14 @@ export default async function createHayate(moduleArg = {}) {
         pauseDelay = delayMs;
         state = PAUSE_UNWINDING;
         exports.asyncify_start_unwind(pauseBuffer);
+      },
+      hayate_file_len: (ptr, len) => {
+        const file = files.get(decoder.decode(bytes(ptr, len)));
+        return file ? file.length : -1;
+      },
+      hayate_file_read: (ptr, len, dst) => {
+        const file = files.get(decoder.decode(bytes(ptr, len)));
+        bytes(dst, file.length).set(file);
       },
       hayate_inbox_len: () => inbox.length,
       hayate_inbox_line_len: (i) => inbox[i].length,
@@ -208,6 +220,29 @@ export default async function createHayate(moduleArg = {}) {
     poll() {
       if (state === PAUSE_SUSPENDED && !dead) resume();
     },
+    // The part of Emscripten's FS a host needs to hand the engine its data files (ShogiHome's
+    // worker writes the manifest's dataFiles here before it sends `usi`). Folders are implied.
+    FS: {
+      mkdirTree() {},
+      writeFile(path, data) {
+        files.set(String(path), typeof data === "string" ? encoder.encode(data) : new Uint8Array(data));
+      },
+    },
   };
   return engine;
+}
+
+/**
+ * Writes the data files the folder's engine.json lists (the net) into `engine.FS`, fetched from
+ * the folder, as ShogiHome's worker does: for pages and tools that load the module themselves.
+ * `folderURL` is the engine folder's URL (a `file:` URL in Node.js), ending in "/".
+ */
+export async function writeDataFiles(engine, folderURL) {
+  const manifestURL = new URL("engine.json", folderURL).href;
+  const manifest = JSON.parse(new TextDecoder().decode(await fetchBytes(manifestURL)));
+  for (const file of manifest.dataFiles ?? []) {
+    const data = new Uint8Array(await fetchBytes(new URL(file.url, folderURL).href));
+    engine.FS.mkdirTree(file.path.slice(0, file.path.lastIndexOf("/")) || "/");
+    engine.FS.writeFile(file.path, data);
+  }
 }

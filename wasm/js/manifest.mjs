@@ -2,16 +2,21 @@
 // the folder given: the name, the author and the options are what the module itself answers to
 // `usi`, so that the manifest cannot drift from the engine.
 //
-//   node wasm/js/manifest.mjs target/wasm/hayate
+//   node wasm/js/manifest.mjs target/wasm/hayate hayate-gen4.bin:/eval/hayate-gen4.bin
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const dir = process.argv[2];
+const [dir, ...dataArgs] = process.argv.slice(2);
 if (!dir) {
-  console.error("usage: node wasm/js/manifest.mjs ENGINE_DIR");
+  console.error("usage: node wasm/js/manifest.mjs ENGINE_DIR [URL:PATH...]");
   process.exit(2);
 }
+// The data files the host must write into the module's FS before it starts the engine.
+const dataFiles = dataArgs.map((arg) => {
+  const [url, filePath] = arg.split(":");
+  return { url, path: filePath };
+});
 const modulePath = path.resolve(dir, "hayate.js");
 const create = (await import(pathToFileURL(modulePath).href)).default;
 const errors = [];
@@ -58,6 +63,7 @@ const manifest = {
   moduleFormat: "esm",
   name: idName,
   author: idAuthor,
+  dataFiles,
   options: lines.filter((l) => l.startsWith("option ")).map(option),
   // The ids become users' saved engine URIs: never change one; add a `-v2` for a new engine.
   presets: [

@@ -54,9 +54,11 @@ pub enum CompactError {
     Net(NnueError),
     /// The allocator refused the memory of the rebuilt net (`bytes` of it).
     OutOfMemory { bytes: usize },
-    /// The deflated form of the net (the WebAssembly build's embedded net) does not inflate to
+    /// The deflated form of the net (the WebAssembly build's data file) does not inflate to
     /// the length it gives.
     Inflate,
+    /// The WebAssembly host was given no data file at this path (the manifest's `dataFiles`).
+    Missing(&'static str),
 }
 
 impl fmt::Display for CompactError {
@@ -74,6 +76,9 @@ impl fmt::Display for CompactError {
             CompactError::TrailingBytes(n) => write!(f, "compact net has {n} trailing bytes"),
             CompactError::Net(e) => write!(f, "compact net rebuilds an invalid nn.bin: {e}"),
             CompactError::Inflate => write!(f, "the deflated net does not inflate to its length"),
+            CompactError::Missing(path) => {
+                write!(f, "the host has no file {path} (the engine manifest's dataFiles)")
+            }
             CompactError::OutOfMemory { bytes } => {
                 write!(
                     f,

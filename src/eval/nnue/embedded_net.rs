@@ -13,26 +13,34 @@ use std::sync::Arc;
 pub const NAME: &str = "hayate-gen4";
 
 /// The compact bytes of the embedded net.
-#[cfg(not(target_family = "wasm"))]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub static BYTES: &[u8] = include_bytes!("../../../nets/hayate-gen4.hnnc");
 
-/// WebAssembly: the compact bytes deflated (by build.rs), after their length (8 bytes,
-/// little-endian): a ShogiHome engine folder must stay under 8 MB, the compact net is 7.1.
-#[cfg(target_family = "wasm")]
-static DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/embedded_net.deflate"));
-
 /// The compact bytes of the embedded net: as they are in the binary.
-#[cfg(not(target_family = "wasm"))]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub fn compact_bytes() -> Result<std::borrow::Cow<'static, [u8]>, CompactError> {
     Ok(std::borrow::Cow::Borrowed(BYTES))
 }
 
-/// The compact bytes of the embedded net: inflated into memory asked for first (about 50 ms in
-/// a browser).
-#[cfg(target_family = "wasm")]
+/// Where a web page's engine finds the net (the WebAssembly build for ShogiHome's web app): not
+/// in the module, which a PWA precaches whole and must keep under 2 MiB, but in a data file the
+/// host hands it (ShogiHome's manifest `dataFiles`; `scripts/wasm-build.sh` writes it): the
+/// compact bytes deflated, after their length (8 bytes, little-endian).
+pub const WEB_FILE: &str = "/eval/hayate-gen4.bin";
+
+/// The compact bytes of the embedded net, from the host's data file [`WEB_FILE`], inflated into
+/// memory asked for first (about 50 ms in a browser).
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub fn compact_bytes() -> Result<std::borrow::Cow<'static, [u8]>, CompactError> {
-    let (len, deflated) = DEFLATED.split_at(8);
-    let len = u64::from_le_bytes(len.try_into().expect("8 bytes")) as usize;
+    use crate::host_file::{self, HostFileError};
+    let file = host_file::read(WEB_FILE).map_err(|e| match e {
+        HostFileError::Missing => CompactError::Missing(WEB_FILE),
+        HostFileError::OutOfMemory { bytes } => CompactError::OutOfMemory { bytes },
+    })?;
+    let Some((len, deflated)) = file.split_first_chunk::<8>() else {
+        return Err(CompactError::Inflate);
+    };
+    let len = u64::from_le_bytes(*len) as usize;
     let mut out = Vec::new();
     out.try_reserve_exact(len).map_err(|_| CompactError::OutOfMemory { bytes: len })?;
     out.resize(len, 0);
@@ -79,6 +87,12 @@ mod tests {
         bytes
             .iter()
             .fold(0xCBF2_9CE4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
+    }
+
+    #[test]
+    fn the_web_data_file_is_named_after_the_net() {
+        // scripts/wasm-build.sh names the file after NAME, and the engine looks for WEB_FILE.
+        assert_eq!(WEB_FILE, format!("/eval/{NAME}.bin"));
     }
 
     #[test]
