@@ -14,7 +14,8 @@
 //! tables       attacks, zobrist
 //!              bitboard
 //!              types, instant (the clock: std's, or the WebAssembly host's), host_file (the
-//!              files a WebAssembly host hands the engine)
+//!              files a WebAssembly host hands the engine), host_yield (where a search hands
+//!              control back to that host)
 //! ```
 //!
 //! Only front ends print to stdout. The engine and everything below it report through values,
@@ -32,6 +33,7 @@ pub mod engine;
 pub mod eval;
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub mod host_file;
+pub mod host_yield;
 pub mod instant;
 pub mod mate;
 pub mod position;

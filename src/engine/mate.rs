@@ -40,9 +40,9 @@ pub trait MateReporter: Send + Sync {
     /// Free text for the user (`info string`).
     fn message(&self, text: &str);
 
-    /// Called by the solver every 1024 nodes: a front end without threads (the WebAssembly one)
-    /// hands control back to its host here for a moment and sets `stop` when a `stop` came
-    /// meanwhile (see `crate::search::Reporter::checkpoint`). Threaded front ends need nothing.
+    /// Called by the solver each time it got control back from a host without threads (see
+    /// `crate::search::Reporter::checkpoint`): the front end sets `stop` when a `stop` came
+    /// meanwhile. Never called where there are threads.
     fn checkpoint(&self, _stop: &AtomicBool) {}
 }
 
@@ -153,7 +153,7 @@ impl MateRunner {
     }
 
     /// WebAssembly has no threads: the solve runs here, to its end, handing control to the host
-    /// at the reporter's checkpoints.
+    /// now and then (`crate::host_yield`) and hearing `stop` at the reporter's checkpoint.
     #[cfg(target_family = "wasm")]
     fn launch(&mut self, solve: Solve) {
         let Solve { mut solver, pos, limits, stop, reporter } = solve;
@@ -178,7 +178,7 @@ fn report(reporter: &dyn MateReporter, result: MateResult, solver: &MateSolver) 
     reporter.mate_report(&MateReport { result, info: solver.info(), hashfull: solver.hashfull() });
 }
 
-/// The stop flag of a solve without threads: each look first gives the front end its checkpoint.
+/// The stop flag of a solve without threads: after each pause the front end reads what came.
 #[cfg(target_family = "wasm")]
 struct CheckedStop<'a> {
     flag: &'a AtomicBool,
@@ -188,7 +188,10 @@ struct CheckedStop<'a> {
 #[cfg(target_family = "wasm")]
 impl crate::mate::Stop for CheckedStop<'_> {
     fn stopped(&self) -> bool {
-        self.reporter.checkpoint(self.flag);
         self.flag.load(Ordering::Acquire)
+    }
+
+    fn resumed(&self) {
+        self.reporter.checkpoint(self.flag);
     }
 }

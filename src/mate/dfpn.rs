@@ -286,6 +286,9 @@ impl<'a> Search<'a> {
     }
 
     fn poll(&mut self) {
+        if crate::host_yield::pause_if_due() {
+            self.stop.resumed();
+        }
         if self.nodes >= self.budget.nodes
             || (self.budget.use_stop && self.stop.stopped())
             || self.budget.deadline.is_some_and(|d| Instant::now() >= d)

@@ -199,11 +199,13 @@ impl MateSolver {
 }
 
 /// What ends a solve early besides its limits: the caller's stop flag, looked at every 1024
-/// nodes (64 on WebAssembly). An `AtomicBool` set from another thread is one; a front end without threads gives one
-/// that first hands control to its host and reads the commands that came meanwhile (the
-/// WebAssembly build, see `crate::engine::mate`).
+/// nodes (64 on WebAssembly). An `AtomicBool` set from another thread is one; a front end
+/// without threads gives one that reads the commands that came while the solver had handed
+/// control to its host (`crate::host_yield`; the WebAssembly build, see `crate::engine::mate`).
 pub trait Stop: Sync {
     fn stopped(&self) -> bool;
+    /// Called when the solver got control back from its host (never where there are threads).
+    fn resumed(&self) {}
 }
 
 impl Stop for AtomicBool {

@@ -91,7 +91,9 @@ impl Worker {
     /// switch from pondering to timed thinking after a ponder hit, and abandon the iteration
     /// when `MultiPV` changed (the deepening starts again with the new number of lines).
     pub(super) fn check_time(&mut self, shared: &SharedState) {
-        shared.reporter.checkpoint(&shared.control, false);
+        if crate::host_yield::pause_if_due() {
+            shared.reporter.checkpoint(&shared.control);
+        }
         self.publish_nodes(shared);
         if self.lines(shared) != self.iteration_multi_pv {
             self.restart = true;
@@ -308,10 +310,13 @@ impl Worker {
 }
 
 /// The main thread's wait for `stop` or `ponderhit` once its search has ended: a millisecond's
-/// sleep between looks where there are threads (the front end's input thread flips the flags),
-/// and the reporter's checkpoint, which hands control to the host, on WebAssembly.
+/// sleep between looks where there are threads (the front end's input thread flips the flags);
+/// on a WebAssembly host, a pause that hands control to the host, then the reporter's
+/// checkpoint, which reads what came meanwhile.
 fn wait_a_moment(shared: &SharedState) {
-    shared.reporter.checkpoint(&shared.control, true);
-    #[cfg(not(target_family = "wasm"))]
-    std::thread::sleep(Duration::from_millis(1));
+    if crate::host_yield::pause_for(crate::host_yield::WAIT_MS) {
+        shared.reporter.checkpoint(&shared.control);
+    } else {
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }

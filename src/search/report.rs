@@ -50,13 +50,11 @@ pub trait Reporter: Send + Sync {
     fn message(&self, text: &str);
     fn best_move(&self, best: BestMove);
 
-    /// Called by the main search thread every few thousand nodes, and again and again while it
-    /// waits out a `go ponder` or `go infinite` whose search has ended (`waiting`). A front end
-    /// without threads (the WebAssembly one, `crate::web`) hands control back to its host here
-    /// for a moment, then applies to `control` the commands that came meanwhile (`stop`,
-    /// `ponderhit`). Threaded front ends get those through their own input thread and need
-    /// nothing here.
-    fn checkpoint(&self, _control: &SearchControl, _waiting: bool) {}
+    /// Called by the main search thread each time it got control back from a host without
+    /// threads (a WebAssembly page, see `crate::host_yield`): the front end (`crate::web`)
+    /// applies to `control` the commands that came meanwhile (`stop`, `ponderhit`). Threaded
+    /// front ends get those through their own input thread; there it is never called.
+    fn checkpoint(&self, _control: &SearchControl) {}
 }
 
 /// A reporter that drops everything (bench, tests).

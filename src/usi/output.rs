@@ -96,8 +96,8 @@ impl Reporter for UsiReporter {
         send(&format_best_move(best));
     }
 
-    fn checkpoint(&self, control: &SearchControl, waiting: bool) {
-        transport::checkpoint(Running::Search(control), waiting);
+    fn checkpoint(&self, control: &SearchControl) {
+        transport::checkpoint(Running::Search(control));
     }
 }
 
@@ -116,7 +116,7 @@ impl MateReporter for UsiMateReporter {
     }
 
     fn checkpoint(&self, stop: &AtomicBool) {
-        transport::checkpoint(Running::Mate(stop), false);
+        transport::checkpoint(Running::Mate(stop));
     }
 }
 

@@ -20,9 +20,8 @@ pub enum Running<'a> {
 pub struct Transport {
     /// Writes one protocol line.
     pub line: fn(&str),
-    /// The reporters' checkpoint: see `crate::search::Reporter::checkpoint` (`waiting`: the
-    /// search has ended and waits for `stop` or `ponderhit`).
-    pub checkpoint: fn(running: Running<'_>, waiting: bool),
+    /// The reporters' checkpoint: see `crate::search::Reporter::checkpoint`.
+    pub checkpoint: fn(running: Running<'_>),
 }
 
 static INSTALLED: OnceCell<Transport> = OnceCell::new();
@@ -47,8 +46,8 @@ pub(super) fn line(text: &str) {
 }
 
 /// A search's or a solve's checkpoint: nothing to do unless a transport is installed.
-pub(super) fn checkpoint(running: Running<'_>, waiting: bool) {
+pub(super) fn checkpoint(running: Running<'_>) {
     if let Some(t) = INSTALLED.get() {
-        (t.checkpoint)(running, waiting);
+        (t.checkpoint)(running);
     }
 }

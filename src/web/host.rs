@@ -2,13 +2,11 @@
 //! calls and the imports it provides. See the module docs of `crate::web`.
 
 use super::inbox::{self, Inbox};
-use super::{SLICE_MS, WAIT_MS};
 use crate::engine::options::Options;
 use crate::engine::Engine;
-use crate::instant::Instant;
 use crate::usi::transport::{self, Running, Transport};
 use crate::usi::UsiSession;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 #[link(wasm_import_module = "env")]
 extern "C" {
@@ -16,9 +14,6 @@ extern "C" {
     fn hayate_write(ptr: *const u8, len: usize);
     /// One line for the host's error output (`printErr`).
     fn hayate_log(ptr: *const u8, len: usize);
-    /// Hands control to the host until it resumes the module, after at least `delay_ms`
-    /// (asyncify: the call unwinds the stack, and returns when the host rewinds it).
-    fn hayate_pause(delay_ms: u32);
     /// How many lines wait in the host's inbox.
     fn hayate_inbox_len() -> usize;
     /// The length in bytes of inbox line `i`.
@@ -77,21 +72,11 @@ fn log(line: &str) {
 thread_local! {
     /// The session, made at the first `hayate_run`.
     static SESSION: RefCell<Option<UsiSession>> = const { RefCell::new(None) };
-    /// When the search last got control back from the host.
-    static RESUMED: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
-/// The checkpoint of a search or `go mate` (see the module docs of `crate::web`).
-fn checkpoint(running: Running<'_>, waiting: bool) {
-    let now = Instant::now();
-    let resumed = RESUMED.get().unwrap_or(now);
-    if !waiting && now.duration_since(resumed).as_secs_f64() * 1000.0 < SLICE_MS {
-        return;
-    }
-    // SAFETY: an import with a plain number; the host unwinds and later rewinds the stack, so
-    // the call returns here with everything as it was.
-    unsafe { hayate_pause(if waiting { WAIT_MS } else { 0 }) };
-    RESUMED.set(Some(Instant::now()));
+/// The checkpoint of a search or `go mate`, back from a pause (see the module docs of
+/// `crate::web`): what came meanwhile.
+fn checkpoint(running: Running<'_>) {
     inbox::at_checkpoint(&mut HostInbox, &running, &mut |line| write(line));
 }
 
@@ -135,7 +120,7 @@ pub extern "C" fn hayate_run() -> i32 {
 pub fn run() -> i32 {
     // A new slice starts with each call from the host (a resumption skips this: asyncify's
     // rewind goes straight back to the paused call).
-    RESUMED.set(Some(Instant::now()));
+    crate::host_yield::slice_starts();
     SESSION.with(|session| {
         let mut session = session.borrow_mut();
         let session = session.get_or_insert_with(start);

@@ -3,13 +3,13 @@
 //!
 //! The host is the glue module `wasm/js/hayate.js`. It keeps the lines it is sent in an inbox
 //! and calls [`run`] (the export `hayate_run`), which handles them in order until none is left.
-//! A search (or `go mate`) runs inside the handling of its `go`, on this one thread; at its
-//! checkpoints ([`crate::search::Reporter::checkpoint`], every few thousand nodes) it hands
-//! control back to the host once its slice of [`SLICE_MS`] is used: the import `hayate_pause`
-//! unwinds the WebAssembly stack to the host (binaryen's asyncify, applied to the module when it
-//! is built), which lets its event loop run (new lines arrive, `poll()` is called) and then
-//! rewinds it, so that the search goes on where it was, its state intact. Back from the pause,
-//! the checkpoint reads the inbox (`inbox.rs`): `stop` and `ponderhit` act at once.
+//! A search (or `go mate`) runs inside the handling of its `go`, on this one thread, and hands
+//! control back to the host every few milliseconds (`crate::host_yield`): the import
+//! `hayate_pause` unwinds the WebAssembly stack to the host (binaryen's asyncify, applied to the
+//! module when it is built), which lets its event loop run (new lines arrive, `poll()` is
+//! called) and then rewinds it, so that the search goes on where it was, its state intact. Back
+//! from the pause, the search's checkpoint ([`crate::search::Reporter::checkpoint`]) reads the
+//! inbox (`inbox.rs`): `stop` and `ponderhit` act at once.
 //!
 //! Protocol lines go to the host through the import `hayate_write`, log records and panics
 //! through `hayate_log` (the host's `printErr`).
@@ -18,14 +18,6 @@ pub mod inbox;
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod host;
-
-/// How long a search runs before it hands control back to the host, in milliseconds: short
-/// enough for `stop` to be answered at once, long enough for the pauses to cost little.
-pub const SLICE_MS: f64 = 10.0;
-
-/// How long a search that has ended waits before it looks again for `stop` or `ponderhit`
-/// (`go ponder`, `go infinite`), in milliseconds: the host's event loop is idle meanwhile.
-pub const WAIT_MS: u32 = 5;
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub use host::run;
