@@ -6,12 +6,13 @@
 mod common;
 
 use common::engine::{hayate, run, run_watched, Ran, HAYATE};
+use common::TempDir;
 use hayate::csa::notation::{move_from_csa, move_to_csa};
 use hayate::position::{MoveList, Position};
 use hayate::types::Color;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -226,11 +227,8 @@ fn silent_server() -> (TcpListener, u16) {
 }
 
 /// A fresh folder for a client's records and settings.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hayate-csa-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> TempDir {
+    TempDir::new("csa", name)
 }
 
 /// Checks how `hayate` ended: its exit status, nothing on stdout, and each of `lines` in its log
@@ -341,7 +339,7 @@ impl Client {
 /// What a client run against a scripted server left.
 struct Played {
     run: Ran,
-    dir: PathBuf,
+    dir: TempDir,
     /// The keep-alives received on each connection.
     keepalives: Vec<usize>,
 }
@@ -921,8 +919,8 @@ fn pondering_stops_when_the_server_is_silent_past_the_opponents_clock() {
 #[cfg(unix)]
 #[test]
 fn a_settings_file_that_is_a_fifo_or_a_device_is_refused() {
-    let fifo = temp_dir("settings-fifo").join("fifo.toml");
-    common::make_fifo(&fifo);
+    let dir = temp_dir("settings-fifo");
+    let fifo = common::make_fifo(dir.join("fifo.toml"));
     for (path, kind) in [(fifo.as_path(), "FIFO"), (Path::new("/dev/zero"), "device")] {
         let args = [
             "--config",
