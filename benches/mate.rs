@@ -14,7 +14,7 @@
 //! `--generate N SEED` prints N new generated rows instead.
 
 use hayate::mate::{verify_line, MateLimits, MateResult, MateSolver};
-use hayate::position::{MoveList, Position};
+use hayate::position::{board_field, MoveList, Position};
 use hayate::splitmix::next as rand;
 use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
@@ -96,27 +96,7 @@ fn random_tsume(s: &mut u64) -> Option<Position> {
             }
         }
     }
-    let ranks: Vec<String> = board
-        .iter()
-        .map(|rank| {
-            let (mut out, mut empty) = (String::new(), 0);
-            for sq in rank {
-                if sq.is_empty() {
-                    empty += 1;
-                } else {
-                    if empty > 0 {
-                        out += &empty.to_string();
-                    }
-                    empty = 0;
-                    out += sq;
-                }
-            }
-            if empty > 0 {
-                out += &empty.to_string();
-            }
-            out
-        })
-        .collect();
+    let field = board_field(|r, f| Some(board[r][f]).filter(|p| !p.is_empty()));
     let mut hand = String::new();
     for k in ["R", "B", "G", "S", "N", "L", "P"] {
         if rand(s).is_multiple_of(3) {
@@ -127,7 +107,7 @@ fn random_tsume(s: &mut u64) -> Option<Position> {
         hand.push('G');
     }
     // The defender holds every piece not on the board or in the attacker's hand (tsume rules).
-    let pos = Position::from_sfen(&format!("{} b {hand} 1", ranks.join("/"))).ok()?;
+    let pos = Position::from_sfen(&format!("{field} b {hand} 1")).ok()?;
     let sfen = pos.to_sfen();
     let mut counts = [("r", 2), ("b", 2), ("g", 4), ("s", 4), ("n", 4), ("l", 4), ("p", 18)];
     for c in sfen.split(' ').next()?.chars().chain(hand.chars()) {
@@ -141,7 +121,7 @@ fn random_tsume(s: &mut u64) -> Option<Position> {
             theirs += &if n > 1 { format!("{n}{k}") } else { k.to_string() };
         }
     }
-    let pos = Position::from_sfen(&format!("{} b {hand}{theirs} 1", ranks.join("/"))).ok()?;
+    let pos = Position::from_sfen(&format!("{field} b {hand}{theirs} 1")).ok()?;
     (!pos.in_check()).then_some(pos)
 }
 

@@ -3,16 +3,19 @@
 //! result lines, LOGOUT), checks every move the client sends for legality and turn, and plays
 //! the other side with legal moves of its own.
 
+mod common;
+
+use common::engine::{hayate, run, run_watched, Ran, HAYATE};
+use common::TempDir;
 use hayate::csa::notation::{move_from_csa, move_to_csa};
 use hayate::position::{MoveList, Position};
 use hayate::types::Color;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// One accepted connection, seen from the server's side.
@@ -93,10 +96,43 @@ impl Conn {
         self.send(&format!("START:{id}"));
     }
 
+    /// Logs `name` in and starts the game of `summary`.
+    fn begin(&mut self, name: &str, summary: &str) {
+        self.login(name);
+        self.start(summary);
+    }
+
     /// Expects `LOGOUT` and answers it.
     fn logout(&mut self) {
         assert_eq!(self.recv(), "LOGOUT");
         self.send("LOGOUT:completed");
+    }
+
+    /// Sends the game's last lines (`last`: moves, then the result lines) and takes the LOGOUT.
+    fn end(&mut self, last: &str) {
+        self.send(last);
+        self.logout();
+    }
+
+    /// Expects the client's `%TORYO`, echoes it and ends the game as the client's loss.
+    fn take_resignation(&mut self) {
+        assert_eq!(self.recv(), "%TORYO");
+        self.end("%TORYO,T0\n#RESIGN\n#LOSE");
+    }
+
+    /// Takes the client's next line as a move and plays it in `pos` (it must be legal there);
+    /// returns the line as sent.
+    fn take_move(&mut self, pos: &mut Position) -> String {
+        let line = self.recv();
+        let m =
+            move_from_csa(pos, move_part(&line)).unwrap_or_else(|e| panic!("the client sent {line}: {e}"));
+        pos.do_move(m);
+        line
+    }
+
+    /// Echoes the client's move `line` (its comment cut) charged `time` (`T1`).
+    fn echo(&mut self, line: &str, time: &str) {
+        self.send(&format!("{},{time}", move_part(line)));
     }
 
     /// Plays until the client has made `client_moves` moves: checks the client's moves (legal, in
@@ -113,15 +149,12 @@ impl Conn {
         let mut asked = Instant::now();
         while sent.len() < client_moves {
             if pos.side_to_move() == client {
-                let line = self.recv();
+                let line = self.take_move(pos);
                 let took = asked.elapsed();
                 if let Some(b) = budget {
                     assert!(took < b, "the move {line} took {took:?}, more than {b:?}");
                 }
-                let body = line.split(',').next().unwrap().to_string();
-                let m = move_from_csa(pos, &body).unwrap_or_else(|e| panic!("the client sent {line}: {e}"));
-                self.send(&format!("{body},T1"));
-                pos.do_move(m);
+                self.echo(&line, "T1");
                 sent.push(line);
             } else {
                 let m = *MoveList::legal(pos, false).iter().next().expect("the server has a move");
@@ -132,6 +165,11 @@ impl Conn {
         }
         sent
     }
+}
+
+/// The move of a move line, without the time or comment after it.
+fn move_part(line: &str) -> &str {
+    line.split(',').next().unwrap_or_default()
 }
 
 fn game_id(summary: &str) -> String {
@@ -180,95 +218,27 @@ fn accept(listener: &TcpListener, limit: Duration) -> TcpStream {
     }
 }
 
+/// A port that takes connections and never answers: a client that connects to it waits on its
+/// LOGIN. The port is open while the listener lives.
+fn silent_server() -> (TcpListener, u16) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    (listener, port)
+}
+
 /// A fresh folder for a client's records and settings.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hayate-csa-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> TempDir {
+    TempDir::new("csa", name)
 }
 
-struct Run {
-    code: Option<i32>,
-    log: String,
-}
-
-/// A `hayate csa` process running.
-struct Running {
-    child: Child,
-    err_reader: JoinHandle<String>,
-    out_reader: JoinHandle<String>,
-}
-
-impl Running {
-    fn pid(&self) -> u32 {
-        self.child.id()
+/// Checks how `hayate` ended: its exit status, nothing on stdout, and each of `lines` in its log
+/// (stderr).
+fn expect(run: &Ran, code: i32, lines: &[&str]) {
+    assert_eq!(run.code, Some(code), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "hayate wrote on stdout: {}\n{}", run.stdout, run.stderr);
+    for line in lines {
+        assert!(run.stderr.contains(line), "{line:?} is not in the log:\n{}", run.stderr);
     }
-
-    /// Waits for the end (killing the client after 120 s); its exit status and log.
-    fn wait(mut self) -> Run {
-        let start = Instant::now();
-        let code = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status.code();
-            }
-            if start.elapsed() > Duration::from_secs(120) {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let log = self.err_reader.join().unwrap();
-        let out = self.out_reader.join().unwrap();
-        assert!(out.is_empty(), "the CSA client wrote on stdout: {out}");
-        Run { code, log }
-    }
-}
-
-/// Runs `hayate csa` in `dir` with a settings file (small table, one thread, the client
-/// section given) and the flags given.
-fn client(dir: &Path, port: u16, client_section: &str, flags: &[&str]) -> Run {
-    spawn_client(dir, port, client_section, flags).wait()
-}
-
-/// Starts `hayate csa` as [`client`] does; `reconnect_s = 1` unless `client_section` sets it.
-fn spawn_client(dir: &Path, port: u16, client_section: &str, flags: &[&str]) -> Running {
-    let config = dir.join("csa.toml");
-    let reconnect = if client_section.contains("reconnect_s") { "" } else { "reconnect_s = 1\n" };
-    std::fs::write(
-        &config,
-        format!(
-            "[server]\nhost = \"127.0.0.1\"\nport = {port}\n[client]\n{reconnect}{client_section}\n\
-             [options]\nUSI_Hash = 16\nThreads = 1\nEvalDir = \"no-such-folder\"\n"
-        ),
-    )
-    .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
-        .arg("--config")
-        .arg(&config)
-        .arg("csa")
-        .args(flags)
-        .args(["--record-dir", "records"])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start hayate csa");
-    let mut stderr = child.stderr.take().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
-        s
-    });
-    let out_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
-        s
-    });
-    Running { child, err_reader, out_reader }
 }
 
 /// A slot for the client's process id, filled once it is started, for a server script that
@@ -295,23 +265,120 @@ impl Pid {
     }
 }
 
-/// The records the client saved, by file name.
-fn records(dir: &Path) -> Vec<(String, String)> {
-    let mut found: Vec<(String, String)> = std::fs::read_dir(dir.join("records"))
-        .map(|entries| {
-            entries
-                .map(|e| e.unwrap().path())
-                .map(|p| {
-                    (
-                        p.file_name().unwrap().to_string_lossy().into_owned(),
-                        std::fs::read_to_string(&p).unwrap(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    found.sort();
-    found
+/// How a test runs `hayate csa`: the login id (also the name of the client's folder), the flags
+/// after `--id <id>`, and the settings file's `[client]` section; the rest of the settings file
+/// is the same for every test (the server on 127.0.0.1, a small table, one thread, no net).
+struct Client {
+    id: &'static str,
+    flags: &'static [&'static str],
+    settings: &'static str,
+}
+
+impl Client {
+    /// `--id <id> --password pw`, the default settings but `reconnect_s = 1`.
+    fn new(id: &'static str) -> Client {
+        Client { id, flags: &["--password", "pw"], settings: "" }
+    }
+
+    /// The `[client]` section (with `reconnect_s = 1` unless it sets it).
+    fn settings(self, settings: &'static str) -> Client {
+        Client { settings, ..self }
+    }
+
+    /// The flags after `--id <id>`, in place of `--password pw`.
+    fn flags(self, flags: &'static [&'static str]) -> Client {
+        Client { flags, ..self }
+    }
+
+    /// Runs the client in `dir` against a server on `port` and waits for its end (killing it after
+    /// 120 s); `started` is told its process id.
+    fn run(&self, dir: &Path, port: u16, started: impl FnOnce(u32)) -> Ran {
+        let config = dir.join("csa.toml");
+        let reconnect = if self.settings.contains("reconnect_s") { "" } else { "reconnect_s = 1\n" };
+        std::fs::write(
+            &config,
+            format!(
+                "[server]\nhost = \"127.0.0.1\"\nport = {port}\n[client]\n{reconnect}{}\n\
+                 [options]\nUSI_Hash = 16\nThreads = 1\nEvalDir = \"no-such-folder\"\n",
+                self.settings
+            ),
+        )
+        .unwrap();
+        let mut cmd = Command::new(HAYATE);
+        cmd.arg("--config").arg(&config).args(["csa", "--id", self.id]).args(self.flags);
+        cmd.args(["--record-dir", "records"]).current_dir(dir);
+        run_watched(cmd, Duration::from_secs(120), started)
+    }
+
+    /// Runs the client in a fresh folder against a server that runs the scripts, one a
+    /// connection, and waits for both; `scripts` makes them with the slot the client's process id
+    /// goes to.
+    fn against_watched(self, scripts: impl FnOnce(Pid) -> Vec<Script>) -> Played {
+        let pid = Pid::default();
+        let (port, server) = start_server(scripts(pid.clone()));
+        let dir = temp_dir(self.id);
+        let run = self.run(&dir, port, |id| pid.set(id));
+        let keepalives = match server.join() {
+            Ok(keepalives) => keepalives,
+            Err(_) => panic!("the server's script failed (above); the client's log:\n{}", run.stderr),
+        };
+        Played { run, dir, keepalives }
+    }
+
+    /// [`Client::against_watched`] for scripts that do not need the process id.
+    fn against(self, scripts: Vec<Script>) -> Played {
+        self.against_watched(|_| scripts)
+    }
+
+    /// [`Client::against`] with one connection.
+    fn against_one(self, script: impl FnOnce(&mut Conn) + Send + 'static) -> Played {
+        self.against(vec![Box::new(script)])
+    }
+}
+
+/// What a client run against a scripted server left.
+struct Played {
+    run: Ran,
+    dir: TempDir,
+    /// The keep-alives received on each connection.
+    keepalives: Vec<usize>,
+}
+
+impl Played {
+    /// Checks the client's exit status and log as [`expect`] does.
+    fn expect(&self, code: i32, lines: &[&str]) {
+        expect(&self.run, code, lines);
+    }
+
+    /// Whether the client's log holds `text`.
+    fn logged(&self, text: &str) -> bool {
+        self.run.stderr.contains(text)
+    }
+
+    /// The records the client saved, by file name; there must be `n` of them.
+    fn records(&self, n: usize) -> Vec<(String, String)> {
+        let mut found: Vec<(String, String)> = std::fs::read_dir(self.dir.join("records"))
+            .map(|entries| {
+                entries
+                    .map(|e| e.unwrap().path())
+                    .map(|p| {
+                        (
+                            p.file_name().unwrap().to_string_lossy().into_owned(),
+                            std::fs::read_to_string(&p).unwrap(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        found.sort();
+        assert_eq!(found.len(), n, "{found:?}\n{}", self.run.stderr);
+        found
+    }
+
+    /// The text of the one record saved.
+    fn record(&self) -> String {
+        self.records(1).remove(0).1
+    }
 }
 
 const EVEN: &str = "P1-KY-KE-GI-KI-OU-KI-GI-KE-KY
@@ -325,6 +392,18 @@ P8 * +KA *  *  *  *  * +HI *
 P9+KY+KE+GI+KI+OU+KI+GI+KE+KY
 P+
 P-";
+
+/// A position block for the black side alone: `top` the first rows, the rows below empty but
+/// for white's king on 9i, white holding every piece left, black to move.
+fn black_attack(top: &[&str]) -> String {
+    let mut rows: Vec<String> = top.iter().map(|r| r.to_string()).collect();
+    while rows.len() < 8 {
+        rows.push(format!("P{}{}", rows.len() + 1, " * ".repeat(9)));
+    }
+    rows.push(format!("P9-OU{}", " * ".repeat(8)));
+    rows.extend(["P+", "P-00AL", "+"].map(String::from));
+    rows.join("\n")
+}
 
 /// A summary in floodgate's form: `time` is the lines of the Time block, `position` the
 /// position block's lines (board, hands, side to move, moves).
@@ -340,252 +419,27 @@ fn summary(id: &str, your_turn: char, time: &str, position: &str) -> String {
 const FISCHER: &str = "Total_Time:10\nIncrement:1";
 const BYOYOMI: &str = "Total_Time:0\nByoyomi:1";
 
-/// Black in a Fischer game the server's side resigns after three moves of the client; with
-/// pondering, and floodgate's login built from --game.
-#[test]
-fn fischer_game_as_black_won_by_the_opponents_resignation() {
-    let id = "wdoor+floodgate-10-1F+hayate+opp+20261125100000";
-    let s = summary(id, '+', FISCHER, &format!("{EVEN}\n+"));
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
-        let login = c.recv();
-        assert_eq!(login, "LOGIN hayate floodgate-10-1F,trip");
-        c.send("LOGIN:hayate OK");
-        c.start(&s);
-        let mut pos = Position::startpos();
-        let sent = c.play(&mut pos, Color::Black, 3, Some(Duration::from_millis(10_500)));
-        // floodgate's evaluation comment after the move.
-        assert!(sent.iter().all(|l| l.contains(",'* ")), "{sent:?}");
-        c.send("%TORYO,T1\n#RESIGN\n#WIN");
-        c.logout();
-    })]);
-    let dir = temp_dir("fischer");
-    let run = client(
-        &dir,
-        port,
-        "ponder = true",
-        &["--id", "hayate", "--password", "trip", "--game", "floodgate-10-1F"],
-    );
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains("ended: Win"), "{}", run.log);
-    // A line per move of ours: the move, the search's score and depth, the clock.
-    assert!(run.log.contains("move 1: +") && run.log.contains("move 3: +"), "{}", run.log);
-    assert!(run.log.contains("(score cp ") || run.log.contains("(score mate "), "{}", run.log);
-    let recs = records(&dir);
-    assert_eq!(recs.len(), 1);
-    assert_eq!(recs[0].0, format!("{id}.csa"));
-    let text = &recs[0].1;
-    for want in [
-        "V2.2",
-        "N+sente",
-        "N-gote",
-        &format!("$EVENT:{id}"),
-        "P1-KY-KE-GI-KI-OU-KI-GI-KE-KY",
-        "%TORYO",
-        "'#WIN",
-    ] {
-        assert!(text.contains(want), "{want} missing:\n{text}");
-    }
-    assert_eq!(text.lines().filter(|l| *l == "T1").count(), 6, "{text}");
+/// The summary of a Fischer game from the start position.
+fn even_summary(id: &str, your_turn: char) -> String {
+    summary(id, your_turn, FISCHER, &format!("{EVEN}\n+"))
 }
 
-/// White in a byoyomi game resumed from a summary with moves already played; the server
-/// declares a repetition draw. Also: a malformed summary is rejected first, and garbage lines
-/// are ignored.
-#[test]
-fn byoyomi_game_as_white_from_a_resumed_position_ends_in_sennichite() {
-    let bad = summary("bad-1", '-', "Total_Time:0\nByoyomi:1\nTime_Unit:1fortnight", &format!("{EVEN}\n+"));
-    let good = summary("good-2", '-', BYOYOMI, &format!("{EVEN}\n+\n+7776FU,T3\n-3334FU,T2\n+2726FU,T1"));
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
-        c.login("alice+g+white");
-        c.send(&bad);
-        assert_eq!(c.recv(), "REJECT bad-1");
-        c.send("REJECT:bad-1 by alice");
-        c.send("some garbage the client does not know");
-        c.start(&good);
-        let mut pos = Position::from_usi_args(&["startpos", "moves", "7g7f", "3c3d", "2g2f"]).unwrap().0;
-        c.send("##[MONITOR2] what a monitor sees");
-        // Each move within the byoyomi (1 s) on the server's clock.
-        c.play(&mut pos, Color::White, 2, Some(Duration::from_millis(1_000)));
-        c.send("#SENNICHITE\n#DRAW");
-        c.logout();
-    })]);
-    let dir = temp_dir("byoyomi");
-    let run = client(
-        &dir,
-        port,
-        "ponder = false",
-        &["--id", "alice", "--game", "g", "--color", "white", "--password", "pw"],
-    );
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains("Game_Summary rejected: unknown Time_Unit"), "{}", run.log);
-    assert!(run.log.contains("ended: Draw (#SENNICHITE #DRAW)"), "{}", run.log);
-    let recs = records(&dir);
-    assert_eq!(recs.len(), 1, "{recs:?}");
-    assert!(recs[0].1.contains("+7776FU\nT3\n-3334FU\nT2\n+2726FU\nT1\n-"), "{}", recs[0].1);
-    assert!(recs[0].1.contains("\nT1\n'** "), "the evaluation after the move: {}", recs[0].1);
+/// The summary of a Fischer game where black, the client, is mated (the king in the corner,
+/// white golds on 1b and 2b): it resigns at once, for tests about what happens around a game.
+fn mated_summary(id: &str) -> String {
+    summary(
+        id,
+        '+',
+        FISCHER,
+        &black_attack(&["P1 *  *  *  *  *  *  *  * +OU", "P2 *  *  *  *  *  *  * -KI-KI"]),
+    )
 }
 
-/// A position where the client (black) wins by declaration: it sends %KACHI. Then a position
-/// where it is mated: it resigns with %TORYO. Two games on two logins.
-#[test]
-fn declaration_and_resignation() {
-    // Black king on 1b with ten pieces in the camp and 28+ points (two rooks, two bishops).
-    let declare = "P1 *  * +KI+KI+KI+KI * +RY+RY
-P2 *  *  *  *  *  * +UM+UM+OU
-P3 *  *  *  *  * +TO+TO+TO+TO
-P4 *  *  *  *  *  *  *  *  * 
-P5 *  *  *  *  *  *  *  *  * 
-P6 *  *  *  *  *  *  *  *  * 
-P7 *  *  *  *  *  *  *  *  * 
-P8 *  *  *  *  *  *  *  *  * 
-P9-OU *  *  *  *  *  *  *  * 
-P+
-P-00AL
-+";
-    // Black to move and mated: the king in the corner (1a), white golds on 1b and 2b.
-    let mated = "P1 *  *  *  *  *  *  *  * +OU
-P2 *  *  *  *  *  *  * -KI-KI
-P3 *  *  *  *  *  *  *  *  * 
-P4 *  *  *  *  *  *  *  *  * 
-P5 *  *  *  *  *  *  *  *  * 
-P6 *  *  *  *  *  *  *  *  * 
-P7 *  *  *  *  *  *  *  *  * 
-P8 *  *  *  *  *  *  *  *  * 
-P9-OU *  *  *  *  *  *  *  * 
-P+
-P-00AL
-+";
-    let s1 = summary("declare-1", '+', FISCHER, declare);
-    let s2 = summary("mated-2", '+', FISCHER, mated);
-    let (port, server) = start_server(vec![
-        Box::new(move |c: &mut Conn| {
-            c.login("bob+g+black");
-            c.start(&s1);
-            assert_eq!(c.recv(), "%KACHI");
-            c.send("%KACHI,T0\n#JISHOGI\n#WIN");
-            c.logout();
-        }),
-        Box::new(move |c: &mut Conn| {
-            c.login("bob+g+black");
-            c.start(&s2);
-            assert_eq!(c.recv(), "%TORYO");
-            // As rshogi's server does: no echo of %TORYO.
-            c.send("#RESIGN\n#LOSE");
-            c.logout();
-        }),
-    ]);
-    let dir = temp_dir("declare");
-    let run = client(&dir, port, "", &["--id", "bob+g+black", "--password", "pw", "--games", "2"]);
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains("ended: Win (#JISHOGI #WIN)"), "{}", run.log);
-    assert!(run.log.contains("ended: Loss (#RESIGN #LOSE)"), "{}", run.log);
-    assert!(run.log.contains("2 games: +1 -1 =0"), "{}", run.log);
-    let recs = records(&dir);
-    assert_eq!(recs.len(), 2, "{recs:?}");
-    assert!(recs[0].1.contains("%KACHI\nT0\n'$END_TIME"), "{}", recs[0].1);
-    assert!(recs[1].1.contains("%TORYO\n'$END_TIME"), "{}", recs[1].1);
-}
-
-/// The server closes the connection mid-game: the client saves what it has, connects again and
-/// plays the next game; the exit status says a game ended without a result. Keep-alives go out
-/// while the client waits for a game.
-#[test]
-fn a_disconnect_mid_game_then_a_new_game_and_keepalives() {
-    let s1 = summary("cut-1", '+', FISCHER, &format!("{EVEN}\n+"));
-    let s2 = summary("next-2", '-', FISCHER, &format!("{EVEN}\n+"));
-    let (port, server) = start_server(vec![
-        Box::new(move |c: &mut Conn| {
-            c.login("carol");
-            c.start(&s1);
-            let mut pos = Position::startpos();
-            c.play(&mut pos, Color::Black, 1, None);
-            // The connection drops here.
-        }),
-        Box::new(move |c: &mut Conn| {
-            c.login("carol");
-            // No game for a while: the client keeps the connection alive (keepalive_s = 1).
-            std::thread::sleep(Duration::from_millis(2_600));
-            c.start(&s2);
-            let mut pos = Position::startpos();
-            c.play(&mut pos, Color::White, 1, None);
-            c.send("#TIME_UP\n#WIN");
-            c.logout();
-        }),
-    ]);
-    let dir = temp_dir("disconnect");
-    let run = client(&dir, port, "keepalive_s = 1", &["--id", "carol", "--password", "pw", "--games", "2"]);
-    let keepalives = server.join().expect("the server's script");
-    assert_eq!(run.code, Some(2), "{}", run.log);
-    assert!(run.log.contains("ended: Unfinished"), "{}", run.log);
-    assert!(run.log.contains("ended: Win (#TIME_UP #WIN)"), "{}", run.log);
-    assert!(keepalives[1] >= 2, "keep-alives: {keepalives:?}\n{}", run.log);
-    let recs = records(&dir);
-    assert_eq!(recs.len(), 2, "{recs:?}");
-    assert!(recs[0].1.contains("'connection lost"), "{}", recs[0].1);
-    // The server gave no special move: the result's is written (%TIME_UP), then the result.
-    assert!(recs[1].1.contains("\n%TIME_UP\n'$END_TIME"), "{}", recs[1].1);
-}
-
-/// A refused login ends the client with a message and status 1; so do settings that cannot
-/// work. An opponent's move the client finds illegal stops it sending moves (it waits for the
-/// result).
-#[test]
-fn a_refused_login_bad_settings_and_an_illegal_move_from_the_server() {
-    let (port, server) = start_server(vec![Box::new(|c: &mut Conn| {
-        let _ = c.recv();
-        c.send("LOGIN:incorrect");
-    })]);
-    let dir = temp_dir("refused");
-    let run = client(&dir, port, "", &["--id", "dave", "--password", "wrong"]);
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(1), "{}", run.log);
-    assert!(run.log.contains("refused the login of dave"), "{}", run.log);
-    assert!(!run.log.contains("wrong"), "the password is not logged: {}", run.log);
-
-    let run = client(&dir, port, "colour = \"black\"", &["--id", "dave", "--password", "pw"]);
-    assert_eq!(run.code, Some(1), "{}", run.log);
-    assert!(run.log.contains("colour"), "{}", run.log);
-
-    let s = summary("illegal-1", '-', FISCHER, &format!("{EVEN}\n+"));
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
-        c.login("erin");
-        c.start(&s);
-        c.send("+5152OU,T1"); // no king on 5a for black: not a legal move
-        std::thread::sleep(Duration::from_millis(1_500));
-        c.send("#ILLEGAL_MOVE\n#WIN");
-        c.logout();
-    })]);
-    let run = client(&dir, port, "", &["--id", "erin", "--password", "pw"]);
-    server.join().expect("the server's script (the client sent nothing after the bad move)");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains("the opponent's move"), "{}", run.log);
-}
-
-/// Black to move and mated (the king in the corner, white golds on 1b and 2b): the client
-/// resigns at once, for tests about what happens around a game.
-const MATED: &str = "P1 *  *  *  *  *  *  *  * +OU
-P2 *  *  *  *  *  *  * -KI-KI
-P3 *  *  *  *  *  *  *  *  * 
-P4 *  *  *  *  *  *  *  *  * 
-P5 *  *  *  *  *  *  *  *  * 
-P6 *  *  *  *  *  *  *  *  * 
-P7 *  *  *  *  *  *  *  *  * 
-P8 *  *  *  *  *  *  *  *  * 
-P9-OU *  *  *  *  *  *  *  * 
-P+
-P-00AL
-+";
-
-/// A game the client (black, mated) resigns at once: the server's side of it, `summary` given.
-fn resigned_game(c: &mut Conn, name: &str, summary: &str) {
-    c.login(name);
-    c.start(summary);
-    assert_eq!(c.recv(), "%TORYO");
-    c.send("%TORYO,T0\n#RESIGN\n#LOSE");
-    c.logout();
+/// A game the client (black, mated) resigns at once: the server's side of it, the summary's
+/// Game_ID given.
+fn resigned_game(c: &mut Conn, name: &str, id: &str) {
+    c.begin(name, &mated_summary(id));
+    c.take_resignation();
 }
 
 /// The moves of a record replay from its position: every move line is legal where it stands.
@@ -609,16 +463,159 @@ fn assert_replays(record: &str) {
     }
 }
 
+/// Black in a Fischer game the server's side resigns after three moves of the client; with
+/// pondering, and floodgate's login built from --game.
+#[test]
+fn fischer_game_as_black_won_by_the_opponents_resignation() {
+    let id = "wdoor+floodgate-10-1F+hayate+opp+20261125100000";
+    let client = Client::new("hayate").flags(&["--password", "trip", "--game", "floodgate-10-1F"]);
+    let played = client.settings("ponder = true").against_one(move |c: &mut Conn| {
+        assert_eq!(c.recv(), "LOGIN hayate floodgate-10-1F,trip");
+        c.send("LOGIN:hayate OK");
+        c.start(&even_summary(id, '+'));
+        let sent = c.play(&mut Position::startpos(), Color::Black, 3, Some(Duration::from_millis(10_500)));
+        // floodgate's evaluation comment after the move.
+        assert!(sent.iter().all(|l| l.contains(",'* ")), "{sent:?}");
+        c.end("%TORYO,T1\n#RESIGN\n#WIN");
+    });
+    // A line per move of ours: the move, the search's score and depth, the clock.
+    played.expect(0, &["ended: Win", "move 1: +", "move 3: +"]);
+    assert!(played.logged("(score cp ") || played.logged("(score mate "), "{}", played.run.stderr);
+    let recs = played.records(1);
+    assert_eq!(recs[0].0, format!("{id}.csa"));
+    let text = &recs[0].1;
+    for want in [
+        "V2.2",
+        "N+sente",
+        "N-gote",
+        &format!("$EVENT:{id}"),
+        "P1-KY-KE-GI-KI-OU-KI-GI-KE-KY",
+        "%TORYO",
+        "'#WIN",
+    ] {
+        assert!(text.contains(want), "{want} missing:\n{text}");
+    }
+    assert_eq!(text.lines().filter(|l| *l == "T1").count(), 6, "{text}");
+}
+
+/// White in a byoyomi game resumed from a summary with moves already played; the server
+/// declares a repetition draw. Also: a malformed summary is rejected first, and garbage lines
+/// are ignored.
+#[test]
+fn byoyomi_game_as_white_from_a_resumed_position_ends_in_sennichite() {
+    let bad = summary("bad-1", '-', "Total_Time:0\nByoyomi:1\nTime_Unit:1fortnight", &format!("{EVEN}\n+"));
+    let good = summary("good-2", '-', BYOYOMI, &format!("{EVEN}\n+\n+7776FU,T3\n-3334FU,T2\n+2726FU,T1"));
+    let client = Client::new("alice").flags(&["--game", "g", "--color", "white", "--password", "pw"]);
+    let played = client.settings("ponder = false").against_one(move |c: &mut Conn| {
+        c.login("alice+g+white");
+        c.send(&bad);
+        assert_eq!(c.recv(), "REJECT bad-1");
+        c.send("REJECT:bad-1 by alice");
+        c.send("some garbage the client does not know");
+        c.start(&good);
+        let mut pos = Position::from_usi_args(&["startpos", "moves", "7g7f", "3c3d", "2g2f"]).unwrap().0;
+        c.send("##[MONITOR2] what a monitor sees");
+        // Each move within the byoyomi (1 s) on the server's clock.
+        c.play(&mut pos, Color::White, 2, Some(Duration::from_millis(1_000)));
+        c.end("#SENNICHITE\n#DRAW");
+    });
+    played.expect(0, &["Game_Summary rejected: unknown Time_Unit", "ended: Draw (#SENNICHITE #DRAW)"]);
+    let text = played.record();
+    assert!(text.contains("+7776FU\nT3\n-3334FU\nT2\n+2726FU\nT1\n-"), "{text}");
+    assert!(text.contains("\nT1\n'** "), "the evaluation after the move: {text}");
+}
+
+/// A position where the client (black) wins by declaration: it sends %KACHI. Then a position
+/// where it is mated: it resigns with %TORYO. Two games on two logins.
+#[test]
+fn declaration_and_resignation() {
+    // Black king on 1b with ten pieces in the camp and 28+ points (two rooks, two bishops).
+    let declare = black_attack(&[
+        "P1 *  * +KI+KI+KI+KI * +RY+RY",
+        "P2 *  *  *  *  *  * +UM+UM+OU",
+        "P3 *  *  *  *  * +TO+TO+TO+TO",
+    ]);
+    let kachi = move |c: &mut Conn| {
+        c.begin("bob+g+black", &summary("declare-1", '+', FISCHER, &declare));
+        assert_eq!(c.recv(), "%KACHI");
+        c.end("%KACHI,T0\n#JISHOGI\n#WIN");
+    };
+    let toryo = |c: &mut Conn| {
+        c.begin("bob+g+black", &mated_summary("mated-2"));
+        assert_eq!(c.recv(), "%TORYO");
+        // As rshogi's server does: no echo of %TORYO.
+        c.end("#RESIGN\n#LOSE");
+    };
+    let client = Client::new("bob+g+black").flags(&["--password", "pw", "--games", "2"]);
+    let played = client.against(vec![Box::new(kachi), Box::new(toryo)]);
+    played.expect(0, &["ended: Win (#JISHOGI #WIN)", "ended: Loss (#RESIGN #LOSE)", "2 games: +1 -1 =0"]);
+    let recs = played.records(2);
+    assert!(recs[0].1.contains("%KACHI\nT0\n'$END_TIME"), "{}", recs[0].1);
+    assert!(recs[1].1.contains("%TORYO\n'$END_TIME"), "{}", recs[1].1);
+}
+
+/// The server closes the connection mid-game: the client saves what it has, connects again and
+/// plays the next game; the exit status says a game ended without a result. Keep-alives go out
+/// while the client waits for a game.
+#[test]
+fn a_disconnect_mid_game_then_a_new_game_and_keepalives() {
+    let cut = |c: &mut Conn| {
+        c.begin("carol", &even_summary("cut-1", '+'));
+        c.play(&mut Position::startpos(), Color::Black, 1, None);
+        // The connection drops here.
+    };
+    let next = |c: &mut Conn| {
+        c.login("carol");
+        // No game for a while: the client keeps the connection alive (keepalive_s = 1).
+        std::thread::sleep(Duration::from_millis(2_600));
+        c.start(&even_summary("next-2", '-'));
+        c.play(&mut Position::startpos(), Color::White, 1, None);
+        c.end("#TIME_UP\n#WIN");
+    };
+    let client = Client::new("carol").flags(&["--password", "pw", "--games", "2"]);
+    let played = client.settings("keepalive_s = 1").against(vec![Box::new(cut), Box::new(next)]);
+    played.expect(2, &["ended: Unfinished", "ended: Win (#TIME_UP #WIN)"]);
+    assert!(played.keepalives[1] >= 2, "keep-alives: {:?}\n{}", played.keepalives, played.run.stderr);
+    let recs = played.records(2);
+    assert!(recs[0].1.contains("'connection lost"), "{}", recs[0].1);
+    // The server gave no special move: the result's is written (%TIME_UP), then the result.
+    assert!(recs[1].1.contains("\n%TIME_UP\n'$END_TIME"), "{}", recs[1].1);
+}
+
+/// A refused login ends the client with a message and status 1; so do settings that cannot
+/// work. An opponent's move the client finds illegal stops it sending moves (it waits for the
+/// result).
+#[test]
+fn a_refused_login_bad_settings_and_an_illegal_move_from_the_server() {
+    let played = Client::new("dave").flags(&["--password", "wrong"]).against_one(|c: &mut Conn| {
+        let _ = c.recv();
+        c.send("LOGIN:incorrect");
+    });
+    played.expect(1, &["refused the login of dave"]);
+    assert!(!played.logged("wrong"), "the password is not logged: {}", played.run.stderr);
+
+    let (_silent, port) = silent_server();
+    let run = Client::new("dave").settings("colour = \"black\"").run(&played.dir, port, |_| {});
+    expect(&run, 1, &["colour"]);
+
+    let played = Client::new("erin").against_one(|c: &mut Conn| {
+        c.begin("erin", &even_summary("illegal-1", '-'));
+        c.send("+5152OU,T1"); // no king on 5a for black: not a legal move
+                              // The client sends nothing after the bad move: the next line it sends is its LOGOUT.
+        std::thread::sleep(Duration::from_millis(1_500));
+        c.end("#ILLEGAL_MOVE\n#WIN");
+    });
+    played.expect(0, &["the opponent's move"]);
+}
+
 /// Settings out of range, in the file or on the command line, are refused by name before the
 /// client connects (a keep-alive of 2^63 - 1 s used to be accepted and then overflow the clock's
 /// arithmetic: a panic).
 #[test]
 fn out_of_range_settings_are_refused_by_name() {
-    // A server that never answers: a client that connects waits on its LOGIN.
-    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = silent.local_addr().unwrap().port();
+    let (_silent, port) = silent_server();
     let dir = temp_dir("ranges");
-    for (section, key) in [
+    for (settings, key) in [
         ("keepalive_s = 9223372036854775807", "keepalive_s"),
         ("keepalive_s = 0", "keepalive_s"),
         ("reconnect_s = -5", "reconnect_s"),
@@ -628,38 +625,24 @@ fn out_of_range_settings_are_refused_by_name() {
         ("games = 4294967296", "games"),
     ] {
         let start = Instant::now();
-        let run = client(&dir, port, section, &["--id", "x", "--password", "y"]);
-        assert_eq!(run.code, Some(1), "{section}: {}", run.log);
-        assert!(run.log.contains(key) && run.log.contains("must be from"), "{section}: {}", run.log);
-        assert!(start.elapsed() < Duration::from_secs(10), "{section}: {:?}", start.elapsed());
+        let run = Client::new("x").flags(&["--password", "y"]).settings(settings).run(&dir, port, |_| {});
+        expect(&run, 1, &[key, "must be from"]);
+        assert!(start.elapsed() < Duration::from_secs(10), "{settings}: {:?}", start.elapsed());
     }
     let config = dir.join("port.toml");
     for port_line in ["port = 0", "port = 65536"] {
         std::fs::write(&config, format!("[server]\nhost = \"127.0.0.1\"\n{port_line}\n")).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_hayate"))
-            .arg("--config")
-            .arg(&config)
-            .args(["csa", "--id", "x", "--password", "y"])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{port_line}: {err}");
-        assert!(
-            err.contains("[server] port") && err.contains("must be from 1 to 65535"),
-            "{port_line}: {err}"
+        let args = ["--config", config.to_str().unwrap(), "csa", "--id", "x", "--password", "y"];
+        expect(
+            &run(hayate(&args), Duration::from_secs(120)),
+            1,
+            &["[server] port", "must be from 1 to 65535"],
         );
     }
     for flags in [["--margin-ms", "60001"], ["--port", "0"]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_hayate"))
-            .args(["csa", "--host", "127.0.0.1", "--id", "x", "--password", "y"])
-            .args(flags)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{flags:?}: {err}");
-        assert!(err.contains(flags[0]) && err.contains("not in"), "{flags:?}: {err}");
+        let args = ["csa", "--host", "127.0.0.1", "--id", "x", "--password", "y", flags[0], flags[1]];
+        expect(&run(hayate(&args), Duration::from_secs(120)), 2, &[flags[0], "not in"]);
     }
-    drop(silent);
 }
 
 /// A server line over 64 KiB is cut there and the rest of it, up to its newline, dropped: the
@@ -667,51 +650,43 @@ fn out_of_range_settings_are_refused_by_name() {
 /// a win).
 #[test]
 fn a_line_over_64_kib_is_cut_and_its_tail_dropped() {
-    let s = summary("long-1", '+', FISCHER, &format!("{EVEN}\n+"));
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
-        c.login("long");
-        c.start(&s);
+    let mut long = b"##[CHAT]".to_vec();
+    long.resize(64 * 1024, b'x');
+    long.extend_from_slice(b"#WIN\n");
+    let played = Client::new("long").settings("ponder = false").against_one(move |c: &mut Conn| {
+        c.begin("long", &even_summary("long-1", '+'));
         let mut pos = Position::startpos();
         c.play(&mut pos, Color::Black, 1, None);
-        let mut long = b"##[CHAT]".to_vec();
-        long.resize(64 * 1024, b'x');
-        long.extend_from_slice(b"#WIN\n");
         c.send_bytes(&long);
         // The game goes on: the server's move, the client's answer.
         c.play(&mut pos, Color::Black, 1, None);
-        c.send("%TORYO,T1\n#RESIGN\n#WIN");
-        c.logout();
-    })]);
-    let dir = temp_dir("long-line");
-    let run = client(&dir, port, "ponder = false", &["--id", "long", "--password", "pw"]);
-    server.join().expect("the server's script (the game went on after the long line)");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains("over 65536 bytes"), "{}", run.log);
-    assert!(run.log.contains("ended: Win (#RESIGN #WIN)"), "{}", run.log);
-    assert_replays(&records(&dir)[0].1);
+        c.end("%TORYO,T1\n#RESIGN\n#WIN");
+    });
+    played.expect(0, &["over 65536 bytes", "ended: Win (#RESIGN #WIN)"]);
+    assert_replays(&played.record());
 }
 
 /// Two games with the same Game_ID keep two records (the second used to replace the first), and
 /// no temporary file is left beside them.
 #[test]
 fn two_games_with_one_game_id_keep_two_records() {
-    let s = summary("same-1", '+', FISCHER, MATED);
-    let s2 = s.clone();
-    let (port, server) = start_server(vec![
-        Box::new(move |c: &mut Conn| resigned_game(c, "same", &s)),
-        Box::new(move |c: &mut Conn| resigned_game(c, "same", &s2)),
-    ]);
-    let dir = temp_dir("same-id");
-    let run = client(&dir, port, "", &["--id", "same", "--password", "pw", "--games", "2"]);
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    let recs = records(&dir);
+    let client = Client::new("same").flags(&["--password", "pw", "--games", "2"]);
+    let game = |c: &mut Conn| resigned_game(c, "same", "same-1");
+    let played = client.against(vec![Box::new(game), Box::new(game)]);
+    played.expect(0, &["same-1-2.csa; tally"]);
+    let recs = played.records(2);
     let names: Vec<&str> = recs.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["same-1-2.csa", "same-1.csa"], "{}", run.log);
+    assert_eq!(names, ["same-1-2.csa", "same-1.csa"], "{}", played.run.stderr);
     for (_, text) in &recs {
         assert!(text.contains("%TORYO\nT0\n'$END_TIME"), "{text}");
     }
-    assert!(run.log.contains("same-1-2.csa; tally"), "{}", run.log);
+}
+
+/// Sends `signal` (`-TERM`) to process `pid`.
+#[cfg(unix)]
+fn kill(signal: &str, pid: u32) {
+    let status = Command::new("kill").args([signal, &pid.to_string()]).status().expect("kill");
+    assert!(status.success());
 }
 
 /// SIGTERM mid-game: the client stops its search, resigns (`%TORYO`), records the game to the
@@ -720,128 +695,89 @@ fn two_games_with_one_game_id_keep_two_records() {
 #[cfg(unix)]
 #[test]
 fn a_signal_resigns_the_game_saves_the_record_and_logs_out() {
-    let kill = |signal: &str, pid: u32| {
-        let status = Command::new("kill").args([signal, &pid.to_string()]).status().expect("kill");
-        assert!(status.success());
-    };
-    let s = summary("signal-1", '+', FISCHER, &format!("{EVEN}\n+"));
-    let pid = Pid::default();
-    let script_pid = pid.clone();
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
-        c.login("sig");
-        c.start(&s);
-        let mut pos = Position::startpos();
-        c.play(&mut pos, Color::Black, 1, None);
-        // The client ponders on the server's time.
-        std::thread::sleep(Duration::from_millis(300));
-        kill("-TERM", script_pid.get());
-        assert_eq!(c.recv(), "%TORYO");
-        // As shogi-server does: a %TORYO sent on the other side's turn waits for that side's move.
-        let m = *MoveList::legal(&pos, false).iter().next().unwrap();
-        c.send(&format!("{},T1\n%TORYO,T0\n#RESIGN\n#LOSE", move_to_csa(&pos, m)));
-        c.logout();
-    })]);
-    let dir = temp_dir("sigterm");
-    let running = spawn_client(&dir, port, "ponder = true", &["--id", "sig", "--password", "pw"]);
-    pid.set(running.pid());
-    let run = running.wait();
-    server.join().expect("the server's script (%TORYO and LOGOUT after SIGTERM)");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains("stop requested by a signal"), "{}", run.log);
-    assert!(run.log.contains("ended: Loss (#RESIGN #LOSE)"), "{}", run.log);
-    assert!(run.log.contains("stopped by a signal after 1 games"), "{}", run.log);
-    let recs = records(&dir);
-    assert_eq!(recs.len(), 1, "{recs:?}");
-    let text = &recs[0].1;
+    let played = Client::new("sigterm").settings("ponder = true").against_watched(|pid| {
+        vec![Box::new(move |c: &mut Conn| {
+            c.begin("sigterm", &even_summary("signal-1", '+'));
+            let mut pos = Position::startpos();
+            c.play(&mut pos, Color::Black, 1, None);
+            // The client ponders on the server's time.
+            std::thread::sleep(Duration::from_millis(300));
+            kill("-TERM", pid.get());
+            assert_eq!(c.recv(), "%TORYO");
+            // As shogi-server does: a %TORYO sent on the other side's turn waits for that side's
+            // move.
+            let m = *MoveList::legal(&pos, false).iter().next().unwrap();
+            c.end(&format!("{},T1\n%TORYO,T0\n#RESIGN\n#LOSE", move_to_csa(&pos, m)));
+        })]
+    });
+    played.expect(
+        0,
+        &["stop requested by a signal", "ended: Loss (#RESIGN #LOSE)", "stopped by a signal after 1 games"],
+    );
+    let text = played.record();
     assert!(text.contains("\n%TORYO\nT0\n'$END_TIME") && text.contains("'#LOSE"), "{text}");
-    assert_replays(text);
+    assert_replays(&text);
 
-    let pid = Pid::default();
-    let script_pid = pid.clone();
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
-        c.login("sig");
-        kill("-INT", script_pid.get());
-        c.logout();
-    })]);
-    let running = spawn_client(&dir, port, "", &["--id", "sig", "--password", "pw", "--games", "0"]);
-    pid.set(running.pid());
-    let run = running.wait();
-    server.join().expect("the server's script (LOGOUT after SIGINT)");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains("stopped by a signal after 0 games"), "{}", run.log);
+    let client = Client::new("sigint").flags(&["--password", "pw", "--games", "0"]);
+    let played = client.against_watched(|pid| {
+        vec![Box::new(move |c: &mut Conn| {
+            c.login("sigint");
+            kill("-INT", pid.get());
+            c.logout();
+        })]
+    });
+    played.expect(0, &["stopped by a signal after 0 games"]);
 }
 
 /// The server relays a move of our colour that we never sent: the client stops moving, and the
 /// record keeps it as a comment, so that it still replays (the move used to be written in it).
 #[test]
 fn a_move_of_ours_we_did_not_send_is_a_comment_in_the_record() {
-    let s = summary("relay-1", '+', FISCHER, &format!("{EVEN}\n+"));
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
-        c.login("relay");
-        c.start(&s);
+    let played = Client::new("relay").settings("ponder = false").against_one(|c: &mut Conn| {
+        c.begin("relay", &even_summary("relay-1", '+'));
         let sent = c.recv();
         assert!(sent.starts_with('+'), "{sent}");
         // Not what the client sent, and not legal either.
         c.send("+5152OU,T1");
+        // The client sends nothing after the relay: the next line it sends is its LOGOUT.
         std::thread::sleep(Duration::from_millis(1_000));
-        c.send("#ILLEGAL_MOVE\n#WIN");
-        c.logout();
-    })]);
-    let dir = temp_dir("relay");
-    let run = client(&dir, port, "ponder = false", &["--id", "relay", "--password", "pw"]);
-    server.join().expect("the server's script (the client sent nothing after the relay)");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains("the server relays our move as '+5152OU'"), "{}", run.log);
-    let text = &records(&dir)[0].1;
+        c.end("#ILLEGAL_MOVE\n#WIN");
+    });
+    played.expect(0, &["the server relays our move as '+5152OU'"]);
+    let text = played.record();
     assert!(!text.lines().any(|l| l == "+5152OU"), "{text}");
     assert!(text.contains("'the server relayed '+5152OU,T1' as our move"), "{text}");
-    assert_replays(text);
+    assert_replays(&text);
 }
 
 /// An echo time too large for the arithmetic (`T18446744073709552`: 2^64 ms and a bit, which
 /// used to wrap to 384 ms) saturates and is reported; the game goes on with the clock spent.
 #[test]
 fn an_absurd_time_from_the_server_saturates_and_is_reported() {
-    let s = summary("absurd-1", '+', FISCHER, &format!("{EVEN}\n+"));
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
-        c.login("absurd");
-        c.start(&s);
+    let played = Client::new("absurd").settings("ponder = false").against_one(|c: &mut Conn| {
+        c.begin("absurd", &even_summary("absurd-1", '+'));
         let mut pos = Position::startpos();
-        let sent = c.recv();
-        let body = sent.split(',').next().unwrap().to_string();
-        pos.do_move(move_from_csa(&pos, &body).unwrap());
-        c.send(&format!("{body},T18446744073709552"));
+        let sent = c.take_move(&mut pos);
+        c.echo(&sent, "T18446744073709552");
         // The client has its increment (1 s) left: it must answer within it.
         c.play(&mut pos, Color::Black, 1, Some(Duration::from_millis(3_000)));
-        c.send("%TORYO,T1\n#RESIGN\n#WIN");
-        c.logout();
-    })]);
-    let dir = temp_dir("absurd");
-    let run = client(&dir, port, "ponder = false", &["--id", "absurd", "--password", "pw"]);
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains(&format!("charged {} ms for a move of black", u64::MAX)), "{}", run.log);
-    assert!(run.log.contains("ended: Win"), "{}", run.log);
+        c.end("%TORYO,T1\n#RESIGN\n#WIN");
+    });
+    played.expect(0, &[&format!("charged {} ms for a move of black", u64::MAX), "ended: Win"]);
 }
 
 /// After the last game's connection drops, the client says so and ends (it used to promise to
 /// connect again, wait, and end without connecting).
 #[test]
 fn the_last_game_dropped_ends_the_client_without_a_reconnect_message() {
-    let s = summary("drop-1", '+', FISCHER, &format!("{EVEN}\n+"));
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
-        c.login("drop");
-        c.start(&s);
-        let mut pos = Position::startpos();
-        c.play(&mut pos, Color::Black, 1, None);
-    })]);
-    let dir = temp_dir("last-drop");
     let start = Instant::now();
-    let run = client(&dir, port, "reconnect_s = 30\nponder = false", &["--id", "drop", "--password", "pw"]);
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(2), "{}", run.log);
-    assert!(!run.log.contains("connecting again"), "{}", run.log);
-    assert!(run.log.contains("no game left to play"), "{}", run.log);
+    let client = Client::new("drop").settings("reconnect_s = 30\nponder = false");
+    let played = client.against_one(|c: &mut Conn| {
+        c.begin("drop", &even_summary("drop-1", '+'));
+        c.play(&mut Position::startpos(), Color::Black, 1, None);
+    });
+    played.expect(2, &["no game left to play"]);
+    assert!(!played.logged("connecting again"), "{}", played.run.stderr);
     assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
 }
 
@@ -850,113 +786,79 @@ fn the_last_game_dropped_ends_the_client_without_a_reconnect_message() {
 #[test]
 fn a_server_dropping_after_the_login_is_retried_with_growing_waits() {
     let accepted = Arc::new(Mutex::new(Vec::new()));
-    let stamp = |accepted: &Arc<Mutex<Vec<Instant>>>| {
+    // The connection's time, then the script `then` on it.
+    let stamped = |then: fn(&mut Conn)| -> Script {
         let accepted = accepted.clone();
-        move || accepted.lock().unwrap().push(Instant::now())
+        Box::new(move |c: &mut Conn| {
+            accepted.lock().unwrap().push(Instant::now());
+            then(c);
+        })
     };
-    let (a, b, d) = (stamp(&accepted), stamp(&accepted), stamp(&accepted));
-    let s = summary("backoff-1", '+', FISCHER, MATED);
-    let (port, server) = start_server(vec![
-        Box::new(move |c: &mut Conn| {
-            a();
-            c.login("backoff");
-        }),
-        Box::new(move |c: &mut Conn| {
-            b();
-            c.login("backoff");
-        }),
-        Box::new(move |c: &mut Conn| {
-            d();
-            resigned_game(c, "backoff", &s);
-        }),
-    ]);
-    let dir = temp_dir("backoff");
-    let run = client(&dir, port, "", &["--id", "backoff", "--password", "pw"]);
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains("connecting again in 1 s"), "{}", run.log);
-    assert!(run.log.contains("connecting again in 2 s"), "{}", run.log);
+    let login_only: fn(&mut Conn) = |c| c.login("backoff");
+    let game: fn(&mut Conn) = |c| resigned_game(c, "backoff", "backoff-1");
+    let played =
+        Client::new("backoff").against(vec![stamped(login_only), stamped(login_only), stamped(game)]);
+    played.expect(0, &["connecting again in 1 s", "connecting again in 2 s"]);
     let at = accepted.lock().unwrap().clone();
     let second_wait = at[2] - at[1];
-    assert!(second_wait >= Duration::from_millis(1_900), "{second_wait:?}\n{}", run.log);
+    assert!(second_wait >= Duration::from_millis(1_900), "{second_wait:?}\n{}", played.run.stderr);
 }
 
 /// A server that answers AGREE with nothing: after `answer_wait_s` the client gives up on that
 /// connection, says why, and plays on the next (the wait for START used to have no end).
 #[test]
 fn no_start_after_agree_is_given_up_after_answer_wait_s() {
-    let s1 = summary("nostart-1", '+', FISCHER, MATED);
-    let s2 = summary("nostart-2", '+', FISCHER, MATED);
-    let (port, server) = start_server(vec![
-        Box::new(move |c: &mut Conn| {
-            c.login("nostart");
-            c.send(&s1);
-            assert_eq!(c.recv(), "AGREE nostart-1");
-            c.expect_close(Duration::from_secs(10));
-        }),
-        Box::new(move |c: &mut Conn| resigned_game(c, "nostart", &s2)),
-    ]);
-    let dir = temp_dir("no-start");
-    let run = client(&dir, port, "answer_wait_s = 1", &["--id", "nostart", "--password", "pw"]);
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(
-        run.log.contains("no START within 1 s of AGREE nostart-1; connecting again in 1 s"),
-        "{}",
-        run.log
-    );
-    assert!(run.log.contains("ended: Loss"), "{}", run.log);
+    let no_start = |c: &mut Conn| {
+        c.login("nostart");
+        c.send(&mated_summary("nostart-1"));
+        assert_eq!(c.recv(), "AGREE nostart-1");
+        c.expect_close(Duration::from_secs(10));
+    };
+    let game = |c: &mut Conn| resigned_game(c, "nostart", "nostart-2");
+    let played = Client::new("nostart")
+        .settings("answer_wait_s = 1")
+        .against(vec![Box::new(no_start), Box::new(game)]);
+    played.expect(0, &["no START within 1 s of AGREE nostart-1; connecting again in 1 s", "ended: Loss"]);
 }
 
 /// A Game_ID that is not UTF-8 goes back in AGREE as the server's bytes (it used to go back
 /// with U+FFFD in place of them, an AGREE for no game).
 #[test]
 fn a_game_id_that_is_not_utf8_goes_back_unchanged() {
-    let s = summary("GAMEID", '+', FISCHER, MATED);
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+    let id: &[u8] = b"g-\xff\x83-1";
+    let mut summary = mated_summary("GAMEID").replace("GAMEID", "\u{1}").into_bytes();
+    let at = summary.iter().position(|&b| b == 1).unwrap();
+    summary.splice(at..=at, id.iter().copied());
+    summary.push(b'\n');
+    let played = Client::new("bytes").against_one(move |c: &mut Conn| {
         c.login("bytes");
-        let id: &[u8] = b"g-\xff\x83-1";
-        let mut summary = s.replace("GAMEID", "\u{1}").into_bytes();
-        let at = summary.iter().position(|&b| b == 1).unwrap();
-        summary.splice(at..=at, id.iter().copied());
-        summary.push(b'\n');
         c.send_bytes(&summary);
+        // AGREE with the Game_ID's bytes.
         assert_eq!(c.recv_bytes(), [b"AGREE ".as_slice(), id].concat());
         c.send_bytes(&[b"START:".as_slice(), id, b"\n"].concat());
-        assert_eq!(c.recv(), "%TORYO");
-        c.send("%TORYO,T0\n#RESIGN\n#LOSE");
-        c.logout();
-    })]);
-    let dir = temp_dir("bytes-id");
-    let run = client(&dir, port, "", &["--id", "bytes", "--password", "pw"]);
-    server.join().expect("the server's script (AGREE with the Game_ID's bytes)");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(!run.log.contains("names another game"), "{}", run.log);
-    assert_eq!(records(&dir)[0].0, "g-__-1.csa");
+        c.take_resignation();
+    });
+    played.expect(0, &[]);
+    assert!(!played.logged("names another game"), "{}", played.run.stderr);
+    assert_eq!(played.records(1)[0].0, "g-__-1.csa");
 }
 
 /// Thousands of chat lines while waiting for a game: a few are logged, the rest counted (each
 /// used to get a log line).
 #[test]
 fn chat_lines_are_logged_at_a_bounded_rate() {
-    let s = summary("chat-1", '+', FISCHER, MATED);
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
+    let chat: String = (0..5000).map(|i| format!("##[CHAT][someone] hello {i}\n")).collect();
+    let played = Client::new("chat").against_one(move |c: &mut Conn| {
         c.login("chat");
-        let chat: String = (0..5000).map(|i| format!("##[CHAT][someone] hello {i}\n")).collect();
         c.send(&chat);
-        c.start(&s);
-        assert_eq!(c.recv(), "%TORYO");
-        c.send("%TORYO,T0\n#RESIGN\n#LOSE");
-        c.logout();
-    })]);
-    let dir = temp_dir("chat");
-    let run = client(&dir, port, "", &["--id", "chat", "--password", "pw"]);
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    let shown = run.log.lines().filter(|l| l.contains("hello")).count();
-    assert_eq!(shown, 10, "{}", run.log);
-    assert!(run.log.contains("4990 more server lines ignored and not shown"), "{}", run.log);
-    assert!(run.log.len() < 20_000, "{} bytes of log", run.log.len());
+        c.start(&mated_summary("chat-1"));
+        c.take_resignation();
+    });
+    played.expect(0, &["4990 more server lines ignored and not shown"]);
+    let log = &played.run.stderr;
+    let shown = log.lines().filter(|l| l.contains("hello")).count();
+    assert_eq!(shown, 10, "{log}");
+    assert!(log.len() < 20_000, "{} bytes of log", log.len());
 }
 
 /// CPU time (user and system) of process `pid` so far, in clock ticks.
@@ -977,45 +879,38 @@ fn pondering_stops_when_the_server_is_silent_past_the_opponents_clock() {
     let time = "Total_Time:1000\nIncrement:0";
     let s =
         summary("silent-1", '+', time, &format!("{EVEN}\n+")).replace("Time_Unit:1sec", "Time_Unit:1msec");
-    let pid = Pid::default();
-    let script_pid = pid.clone();
     let idle_ticks = Arc::new(Mutex::new(None));
     let ticks = idle_ticks.clone();
-    let (port, server) = start_server(vec![Box::new(move |c: &mut Conn| {
-        c.login("silent");
-        c.start(&s);
-        let mut pos = Position::startpos();
-        let sent = c.recv();
-        let body = sent.split(',').next().unwrap().to_string();
-        pos.do_move(move_from_csa(&pos, &body).unwrap());
-        c.send(&format!("{body},T0"));
-        // White's clock (1 s) and the grace (3 s) pass.
-        std::thread::sleep(Duration::from_millis(4_600));
-        let pid = script_pid.get();
-        #[cfg(target_os = "linux")]
-        {
-            let before = cpu_ticks(pid);
-            std::thread::sleep(Duration::from_millis(1_000));
-            *ticks.lock().unwrap() = Some(cpu_ticks(pid) - before);
-        }
-        let _ = (pid, &ticks);
-        c.play(&mut pos, Color::Black, 1, None);
-        c.send("%TORYO,T0\n#RESIGN\n#WIN");
-        c.logout();
-    })]);
-    let dir = temp_dir("silent");
-    let running =
-        spawn_client(&dir, port, "ponder = true\nmargin_ms = 300", &["--id", "silent", "--password", "pw"]);
-    pid.set(running.pid());
-    let run = running.wait();
-    server.join().expect("the server's script");
-    assert_eq!(run.code, Some(0), "{}", run.log);
-    assert!(run.log.contains("pondering stopped"), "{}", run.log);
-    assert!(run.log.contains("ended: Win"), "{}", run.log);
+    let client = Client::new("silent").settings("ponder = true\nmargin_ms = 300");
+    let played = client.against_watched(|pid| {
+        vec![Box::new(move |c: &mut Conn| {
+            c.begin("silent", &s);
+            let mut pos = Position::startpos();
+            let sent = c.take_move(&mut pos);
+            c.echo(&sent, "T0");
+            // White's clock (1 s) and the grace (3 s) pass.
+            std::thread::sleep(Duration::from_millis(4_600));
+            let pid = pid.get();
+            #[cfg(target_os = "linux")]
+            {
+                let before = cpu_ticks(pid);
+                std::thread::sleep(Duration::from_millis(1_000));
+                *ticks.lock().unwrap() = Some(cpu_ticks(pid) - before);
+            }
+            let _ = (pid, &ticks);
+            c.play(&mut pos, Color::Black, 1, None);
+            c.end("%TORYO,T0\n#RESIGN\n#WIN");
+        })]
+    });
+    played.expect(0, &["pondering stopped", "ended: Win"]);
     let idle = *idle_ticks.lock().unwrap();
     if let Some(ticks) = idle {
         // A searching thread takes about 100 ticks a second; an idle client next to none.
-        assert!(ticks < 15, "the client used {ticks} ticks of CPU in a second of silence\n{}", run.log);
+        assert!(
+            ticks < 15,
+            "the client used {ticks} ticks of CPU in a second of silence\n{}",
+            played.run.stderr
+        );
     }
 }
 
@@ -1025,33 +920,21 @@ fn pondering_stops_when_the_server_is_silent_past_the_opponents_clock() {
 #[test]
 fn a_settings_file_that_is_a_fifo_or_a_device_is_refused() {
     let dir = temp_dir("settings-fifo");
-    let fifo = dir.join("fifo.toml");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let fifo = common::make_fifo(dir.join("fifo.toml"));
     for (path, kind) in [(fifo.as_path(), "FIFO"), (Path::new("/dev/zero"), "device")] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hayate"))
-            .arg("--config")
-            .arg(path)
-            .args(["csa", "--host", "127.0.0.1", "--id", "x", "--password", "y"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break Some(status);
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut err = String::new();
-        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-        let status = status.unwrap_or_else(|| panic!("{}: no answer in 20 s", path.display()));
-        assert_eq!(status.code(), Some(1), "{}: {err}", path.display());
-        assert!(err.contains(kind), "{}: {err}", path.display());
+        let args = [
+            "--config",
+            path.to_str().unwrap(),
+            "csa",
+            "--host",
+            "127.0.0.1",
+            "--id",
+            "x",
+            "--password",
+            "y",
+        ];
+        let run = run(hayate(&args), Duration::from_secs(20));
+        assert!(run.code.is_some(), "{}: no answer in 20 s", path.display());
+        expect(&run, 1, &[kind]);
     }
 }

@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::TempDir;
+
 use hayate::tools::gensfen::convert::{convert_files, convert_files_as, Filter, Format};
 use hayate::tools::gensfen::generate::{run, shard_paths, GenConfig};
 use hayate::tools::gensfen::merge::merge;
@@ -48,18 +50,15 @@ fn config(out: &Path, games: u64, shard: u64, shards: u64, threads: usize) -> Ge
 }
 
 /// A fresh folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hayate-gensfen-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> TempDir {
+    TempDir::new("gensfen", name)
 }
 
 /// The whole run in one piece on one thread: the reference the other tests compare with.
 fn reference() -> &'static (PathBuf, PathBuf) {
     static REFERENCE: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     REFERENCE.get_or_init(|| {
-        let dir = scratch("reference");
+        let dir = scratch("reference").keep();
         let s = run(&config(&dir, GAMES, 0, 1, 1)).unwrap();
         assert_eq!(s.stats.games, GAMES);
         assert!(s.stats.positions > 20, "{} positions", s.stats.positions);
@@ -90,7 +89,6 @@ fn the_same_games_whatever_the_threads() {
     assert_eq!(read(&b2), read(bin));
     let games = games_of(hgr);
     assert_eq!(games.iter().map(|g| g.index).collect::<Vec<_>>(), (0..GAMES).collect::<Vec<_>>());
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -141,7 +139,6 @@ fn a_stopped_run_goes_on_where_it_stopped() {
     assert!(e.contains("being written by another run"), "{e}");
     drop(busy);
     assert_eq!((read(&h), read(&b)), (full_h, full_b));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -181,7 +178,6 @@ fn shards_merge_into_the_run_played_in_one_piece() {
     let u = merge(&[ha.clone(), hb, ha], &again, &dir.join("again.bin")).unwrap();
     assert_eq!((u.games_out, u.duplicate_games), (GAMES, 3));
     assert_eq!(read(&again), read(&merged));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -205,7 +201,6 @@ fn merging_drops_positions_seen_before() {
     assert_eq!(m.games_out, 3);
     let merged = games_of(&dir.join("m.hgr"));
     assert_eq!(merged[1].kept() + merged[2].kept(), 0);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -260,7 +255,6 @@ fn kept_positions_pass_the_filters_and_convert_back_exactly() {
     let text = std::fs::read_to_string(&text_path).unwrap();
     assert_eq!(text.lines().count() as u64, n);
     assert_eq!(text.lines().next().unwrap().split('\t').count(), 5);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -296,5 +290,4 @@ fn the_command_line_reports_bad_input_without_panicking() {
         run_cli(&["gensfen", "--out", d, "--games", "1", "--nodes", "300", "--max-ply", "30"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("gensfen: games 1") && out > 0, "{err}");
-    let _ = std::fs::remove_dir_all(dir);
 }

@@ -24,7 +24,7 @@
 mod common;
 
 use hayate::mate::{MateLimits, MateResult, MateSolver};
-use hayate::position::{MoveList, Position};
+use hayate::position::{board_field, MoveList, Position};
 use hayate::splitmix::next as rand;
 use hayate::types::Move;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -333,28 +333,7 @@ fn random_tsume(s: &mut u64) -> Option<Position> {
             board[r][f] = Some("K".to_string());
         }
     }
-    let mut sfen = String::new();
-    for (r, rank) in board.iter().enumerate() {
-        let mut empty = 0;
-        for sq in rank {
-            match sq {
-                None => empty += 1,
-                Some(p) => {
-                    if empty > 0 {
-                        sfen += &empty.to_string();
-                        empty = 0;
-                    }
-                    sfen += p;
-                }
-            }
-        }
-        if empty > 0 {
-            sfen += &empty.to_string();
-        }
-        if r < 8 {
-            sfen.push('/');
-        }
-    }
+    let sfen = board_field(|r, f| board[r][f].as_deref());
     let hand_kinds = ["R", "B", "G", "S", "N", "L", "P"];
     let mut hands = String::new();
     for (n, upper) in [(1 + rand(s) % 4, true), (rand(s) % 3, false)] {

@@ -5,7 +5,8 @@
 mod common;
 
 use common::engine::{is_best, Engine, ANSWER_LIMIT, HAYATE};
-use std::path::{Path, PathBuf};
+use common::TempDir;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -46,11 +47,8 @@ fn session(input: &[u8]) -> Outcome {
 }
 
 /// A fresh empty folder under the system's temporary folder.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hayate-reliability-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> TempDir {
+    TempDir::new("reliability", name)
 }
 
 #[test]
@@ -94,7 +92,6 @@ fn a_shift_jis_eval_dir_opens_the_folder_of_those_bytes() {
     // The loader read the file (and refused it as too short), so it found the folder.
     let load_line = o.out.lines().find(|l| l.contains("nn.bin")).unwrap_or_default().to_string();
     assert!(!load_line.contains("no NNUE file"), "{}", o.out);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Writes each chunk of input after waiting its delay; the engine is killed after `limit`.
@@ -188,15 +185,13 @@ fn searchmoves_naming_a_non_promotion_searches_it() {
 #[test]
 fn a_fifo_as_eval_file_is_refused_without_hanging() {
     let dir = temp_dir("fifo");
-    let fifo = dir.join("f");
-    common::make_fifo(&fifo);
+    let fifo = common::make_fifo(dir.join("f"));
     let input = format!("setoption name EvalFile value {}\nisready\nquit\n", fifo.display());
     let o = session_in(&dir, input.as_bytes(), Duration::from_secs(4), Duration::from_secs(20));
     // It ends at `quit` (stdin stays open 4 s longer); a hang in opening the FIFO is killed at 20 s.
     assert_eq!(o.code, Some(0), "{}", o.out);
     assert_eq!(o.count("readyok"), 1, "{}", o.out);
     assert!(o.out.contains("not a regular file"), "{}", o.out);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A net file created after an `isready` that found none is read at the next `isready` (and one
@@ -231,7 +226,6 @@ fn a_net_file_created_or_changed_later_is_read_at_the_next_isready() {
     // The file was read when created and again when rewritten (zeros: refused by the version).
     assert!(messages[1].contains("version") && messages[2].contains("version"), "{out}");
     e.quit();
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Case 3: sizes and threads the system cannot grant. Under a 1.5 GB address-space limit the
@@ -294,7 +288,6 @@ fn config_file_mistakes_name_their_line_and_duplicates_are_refused() {
         assert!(err.contains(want), "{text}: {err}");
         assert!(!err.contains("line 0"), "{err}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Case 10: a malformed 100 kB position line gets a short message, and the position stays.

@@ -10,18 +10,16 @@
 mod common;
 
 use common::engine::{limited, run, Engine, HAYATE};
+use common::TempDir;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 const HEADER: &str = "#YANEURAOU-DB2016 1.00";
 
 /// A fresh empty folder under the system's temporary folder.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hayate-user-files-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> TempDir {
+    TempDir::new("user-files", name)
 }
 
 /// What the engine printed on stdout so far.
@@ -39,14 +37,24 @@ fn sparse_file(path: &Path, head: &[u8], len: u64, tail: &[u8]) {
     f.write_all(tail).unwrap();
 }
 
+/// Waits up to 10 s for a line of the engine (`what` in the messages) that starts with `prefix`.
+fn expect_line(s: &mut Engine, prefix: &str, what: &str) {
+    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with(prefix)), "{what}: {}", s.output());
+}
+
+/// Sends `quit`: the engine (`what` in the messages) must exit with 0 within 5 s.
+fn quit(s: &mut Engine, what: &str) {
+    s.send("quit\n");
+    let code = s.wait_exit(Duration::from_secs(5)).and_then(|st| st.code());
+    assert_eq!(code, Some(0), "{what}: {}", s.output());
+}
+
 /// Sends `isready` and `quit`: the engine (`what` in the messages) must answer `readyok` within
 /// 10 s and exit with 0 within 5 s more.
 fn ready_then_quit(s: &mut Engine, what: &str) {
     s.send("isready\n");
-    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("readyok")), "{what}: {}", s.output());
-    s.send("quit\n");
-    let code = s.wait_exit(Duration::from_secs(5)).and_then(|st| st.code());
-    assert_eq!(code, Some(0), "{what}: {}", s.output());
+    expect_line(s, "readyok", what);
+    quit(s, what);
 }
 
 /// Item 9: a 2 GiB file of zeros as an in-memory book is refused at its first line, at once and
@@ -65,7 +73,6 @@ fn a_book_of_zeros_is_refused_at_its_first_line_without_reading_it_whole() {
         ready_then_quit(&mut s, name);
         assert!(stdout(&s).contains(want), "{name}: {}", s.output());
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 9: with BookOnTheFly, a header followed by 2 GiB of zeros is refused at `isready` (the
@@ -76,14 +83,11 @@ fn a_header_then_zeros_is_not_a_book_to_look_up() {
     sparse_file(&dir.join("book.db"), format!("{HEADER}\n").as_bytes(), 2 << 30, b"");
     let mut s = Engine::start_cmd(limited(&dir, 3_145_728, &[]));
     s.send("setoption name USI_Hash value 16\nsetoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
-    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("readyok")), "{}", s.output());
+    expect_line(&mut s, "readyok", "header then zeros");
     assert!(stdout(&s).contains("a NUL byte at byte"), "{}", s.output());
     s.send("position startpos\ngo btime 2000 wtime 2000\n");
-    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("bestmove ")), "{}", s.output());
-    s.send("quit\n");
-    let code = s.wait_exit(Duration::from_secs(5)).and_then(|st| st.code());
-    assert_eq!(code, Some(0), "{}", s.output());
-    std::fs::remove_dir_all(&dir).unwrap();
+    expect_line(&mut s, "bestmove ", "header then zeros");
+    quit(&mut s, "header then zeros");
 }
 
 /// Item 9: a sorted book with 1 GiB of zeros in its middle (its start and end are text, so it
@@ -99,7 +103,7 @@ fn a_lookup_through_zeros_stops_at_once_and_quit_is_answered() {
     sparse_file(&dir.join("book.db"), head.as_bytes(), 1 << 30, tail.as_bytes());
     let mut s = Engine::start_cmd(limited(&dir, 3_145_728, &[]));
     s.send("setoption name USI_Hash value 16\nsetoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
-    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("readyok")), "{}", s.output());
+    expect_line(&mut s, "readyok", "zeros in the middle");
     assert!(stdout(&s).contains("looked up in the file"), "{}", s.output());
     let sent = Instant::now();
     s.send("position startpos\ngo btime 2000 wtime 2000\nquit\n");
@@ -112,14 +116,13 @@ fn a_lookup_through_zeros_stops_at_once_and_quit_is_answered() {
     let mut s = Engine::start_cmd(limited(&dir, 3_145_728, &[]));
     s.send("setoption name BookOnTheFly value true\nsetoption name BookFile value book.db\nisready\n");
     s.send("position startpos\ngo depth 1\n");
-    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("bestmove ")), "{}", s.output());
+    expect_line(&mut s, "bestmove ", "the first search");
     s.send("go depth 1\n");
-    assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("bestmove ")), "{}", s.output());
+    expect_line(&mut s, "bestmove ", "the second search");
     s.send("quit\n");
     s.wait_exit(Duration::from_secs(5));
     let reports = s.seen.iter().filter(|l| l.contains("malformed at byte")).count();
     assert_eq!(reports, 1, "{}", s.output());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Item 10: an `engine-options.toml` that is a FIFO (found in the working folder) no longer
@@ -129,8 +132,7 @@ fn a_lookup_through_zeros_stops_at_once_and_quit_is_answered() {
 #[test]
 fn an_options_file_that_is_a_fifo_or_a_device_is_refused_with_a_message() {
     let dir = temp_dir("options");
-    let path = dir.join("engine-options.toml");
-    common::make_fifo(&path);
+    let path = common::make_fifo(dir.join("engine-options.toml"));
     for (what, make) in
         [("a FIFO", None), ("a device", Some("/dev/zero")), ("a device", Some("/dev/urandom"))]
     {
@@ -140,7 +142,7 @@ fn an_options_file_that_is_a_fifo_or_a_device_is_refused_with_a_message() {
         }
         let mut s = Engine::start_cmd(limited(&dir, 2_097_152, &[]));
         s.send("usi\n");
-        assert!(s.came_within(Duration::from_secs(10), |l| l.starts_with("usiok")), "{what}: {}", s.output());
+        expect_line(&mut s, "usiok", what);
         s.send("setoption name USI_Hash value 16\n");
         ready_then_quit(&mut s, what);
         let want = format!("not a regular file ({what}); using built-in defaults");
@@ -159,7 +161,6 @@ fn an_options_file_that_is_a_fifo_or_a_device_is_refused_with_a_message() {
         assert!(took < Duration::from_secs(5), "{arg:?}: {took:?}");
         assert!(err.contains(want), "{arg:?}: {err}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Runs a command to its end (killed after 30 s), input closed: exit code, stderr, time taken.
@@ -227,7 +228,6 @@ fn gensfen_refuses_an_output_that_is_an_input() {
     assert!(err.contains("same file as the --openings openings.txt"), "{err}");
     assert!(!fresh.join("shard-0-of-1.hgr").exists(), "{err}");
     assert_eq!(std::fs::read_to_string(dir.join("openings.txt")).unwrap(), "startpos\n");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `hayate tune` (the linear evaluation's data and fit) reads and writes files the same way:
@@ -256,7 +256,7 @@ fn tune_refuses_outputs_that_are_inputs_and_reports_a_full_disk() {
     let (code, err) = tune(&["gen", "--out", "o.txt", "--openings", "o.txt", "--games", "1"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("same file"), "{err}");
-    common::make_fifo(&dir.join("fifo"));
+    common::make_fifo(dir.join("fifo"));
     let (code, err) = tune(&["fit", "fifo", "--out", "w.rs"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("FIFO"), "{err}");

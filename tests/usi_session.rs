@@ -66,6 +66,12 @@ impl Engine {
         self.expect("eval = ", Duration::from_secs(2)).0
     }
 
+    /// Sends `command` (a `setoption`, a `position`), then [`Engine::eval`].
+    fn eval_after(&mut self, command: &str) -> String {
+        self.send(command);
+        self.eval()
+    }
+
     /// Waits for a line starting with `prefix`; returns it and every line before it.
     /// Under Wine the timeout is stretched (see `slack`), and an engine that exits without a
     /// line after its first `usi` is started again, up to twice: a freshly started Wine process
@@ -375,19 +381,21 @@ fn no_legal_move_resigns_and_declaration_wins() {
     e.handshake();
     // Black has no legal move (and, under the 27-point rule, could declare: the rule comes first).
     e.send("position sfen +R+N+SGKG+S+N+R/+B+N+SG+LG+S+N+B/P+LPP+LPP+LP/1P2P2P1/9/9/9/9/4k4 b 9P 200");
-    e.send("go byoyomi 100");
-    assert_eq!(e.bestmove(Duration::from_secs(3)), "bestmove win");
+    assert_eq!(byoyomi_answer(&mut e), "bestmove win");
     e.send("setoption name EnteringKingRule value NoEnteringKing");
-    e.send("go byoyomi 100");
-    assert_eq!(e.bestmove(Duration::from_secs(3)), "bestmove resign");
+    assert_eq!(byoyomi_answer(&mut e), "bestmove resign");
     e.send("setoption name EnteringKingRule value CSARule27");
     e.send("position sfen 4K4/+P+P+P+P1+P+P+P+P/GG7/9/9/9/9/9/4k4 b 2RB3Pb2g4s4n4l7p 1");
-    e.send("go byoyomi 100");
-    assert_eq!(e.bestmove(Duration::from_secs(3)), "bestmove win");
+    assert_eq!(byoyomi_answer(&mut e), "bestmove win");
     e.send("setoption name EnteringKingRule value NoEnteringKing");
-    e.send("go byoyomi 100");
-    assert_ne!(e.bestmove(Duration::from_secs(3)), "bestmove win");
+    assert_ne!(byoyomi_answer(&mut e), "bestmove win");
     e.quit();
+}
+
+/// The engine's `bestmove` line for `go byoyomi 100`.
+fn byoyomi_answer(e: &mut Engine) -> String {
+    e.send("go byoyomi 100");
+    e.bestmove(Duration::from_secs(3))
 }
 
 /// The score of the last `info depth` line among `lines`, e.g. "cp 35" or "mate 1".
@@ -513,29 +521,24 @@ fn nnue_file_is_loaded_on_isready_and_bad_files_fall_back() {
     let (_, before) = e.expect("readyok", LONG);
     assert!(before.iter().any(|l| l.contains("NNUE loaded")), "{before:?}");
     // The golden value of the test net for the start position (tests/data/nnue/seed1_fv16.tsv).
-    e.send("position startpos");
-    assert_eq!(e.eval(), "eval = -159");
-    e.send("setoption name FV_SCALE value 32");
-    assert_eq!(e.eval(), "eval = -79");
+    assert_eq!(e.eval_after("position startpos"), "eval = -159");
+    assert_eq!(e.eval_after("setoption name FV_SCALE value 32"), "eval = -79");
     e.send("go depth 3");
     e.bestmove(LONG);
     // EvalType: the linear evaluation despite the net, then material only (black has a rook in
     // hand, white's: +2 * 990 for black to move), with a search; back to the net.
     let embedded = hayate::eval::linear::evaluate(&hayate::position::Position::startpos());
-    e.send("setoption name EvalType value Linear");
-    assert_eq!(e.eval(), format!("eval = {embedded}"));
-    e.send("setoption name EvalType value Material");
-    assert_eq!(e.eval(), "eval = 0");
-    e.send("position sfen lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1");
-    assert_eq!(e.eval(), "eval = 1980");
+    assert_eq!(e.eval_after("setoption name EvalType value Linear"), format!("eval = {embedded}"));
+    assert_eq!(e.eval_after("setoption name EvalType value Material"), "eval = 0");
+    let rook_up = "position sfen lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1";
+    assert_eq!(e.eval_after(rook_up), "eval = 1980");
     e.send("go depth 4");
     e.bestmove(LONG);
     e.send("setoption name EvalType value Nonsense");
     let lines = e.drain(Duration::from_millis(300));
     assert!(lines.iter().any(|l| l.starts_with("info string")), "{lines:?}");
     e.send("setoption name EvalType value Auto");
-    e.send("position startpos");
-    assert_eq!(e.eval(), "eval = -79");
+    assert_eq!(e.eval_after("position startpos"), "eval = -79");
     // A truncated file: reported, and (EvalType Auto) the linear evaluation plays.
     e.send(&format!("setoption name EvalFile value {}", bad.display()));
     e.send("isready");

@@ -6,18 +6,9 @@
 use crate::bitboard::Bitboard;
 use crate::types::{Color, Square};
 
-/// Directions as (file delta, rank delta). The first four increase the square index.
-const DIRS: [(i8, i8); 8] = [
-    (0, 1),   // towards rank i: +1
-    (1, 0),   // towards file 9: +9
-    (1, 1),   // +10
-    (1, -1),  // +8
-    (0, -1),  // towards rank a: -1
-    (-1, 0),  // towards file 1: -9
-    (-1, -1), // -10
-    (-1, 1),  // -8
-];
-
+// Directions, as indices of `super::ALL_DIRS` (file delta, rank delta). The first four increase
+// the square index: S (0, 1) towards rank i, +1; W (1, 0) towards file 9, +9; SW +10; NW +8. The
+// last four are their opposites: N towards rank a, -1; E towards file 1, -9; NE -10; SE -8.
 const S: usize = 0;
 const W: usize = 1;
 const SW: usize = 2;
@@ -27,26 +18,14 @@ const E: usize = 5;
 const NE: usize = 6;
 const SE: usize = 7;
 
+/// The full ray from every square in every direction, on an empty board.
 const fn build_rays() -> [[Bitboard; 81]; 8] {
     let mut t = [[Bitboard::from_halves(0, 0); 81]; 8];
     let mut d = 0;
     while d < 8 {
         let mut sq = 0;
         while sq < 81 {
-            let (mut lo, mut hi) = (0u64, 0u64);
-            let (df, dr) = DIRS[d];
-            let mut f = (sq / 9) as i8 + df;
-            let mut r = (sq % 9) as i8 + dr;
-            while f >= 0 && f < 9 && r >= 0 && r < 9 {
-                let i = (f * 9 + r) as usize;
-                if i < 63 {
-                    lo |= 1 << i;
-                } else {
-                    hi |= 1 << (i - 63);
-                }
-                f += df;
-                r += dr;
-            }
+            let (lo, hi) = super::empty_ray(sq, d);
             t[d][sq] = Bitboard::from_halves(lo, hi);
             sq += 1;
         }
@@ -79,42 +58,33 @@ fn last(b: Bitboard) -> usize {
     }
 }
 
+/// The attack along direction `d` from `sq`: the ray up to its first blocker, the lowest square
+/// index on the ray for the increasing directions, the highest for the others.
 #[inline(always)]
-fn increasing(d: usize, sq: Square, occ: Bitboard) -> Bitboard {
+fn slide(d: usize, sq: Square, occ: Bitboard) -> Bitboard {
     let ray = RAYS[d][sq.index()];
     let blockers = ray & occ;
     if blockers.is_empty() {
         ray
     } else {
-        ray ^ RAYS[d][first(blockers)]
-    }
-}
-
-#[inline(always)]
-fn decreasing(d: usize, sq: Square, occ: Bitboard) -> Bitboard {
-    let ray = RAYS[d][sq.index()];
-    let blockers = ray & occ;
-    if blockers.is_empty() {
-        ray
-    } else {
-        ray ^ RAYS[d][last(blockers)]
+        ray ^ RAYS[d][if d < N { first(blockers) } else { last(blockers) }]
     }
 }
 
 #[inline]
 pub fn lance(c: Color, sq: Square, occ: Bitboard) -> Bitboard {
     match c {
-        Color::Black => decreasing(N, sq, occ),
-        Color::White => increasing(S, sq, occ),
+        Color::Black => slide(N, sq, occ),
+        Color::White => slide(S, sq, occ),
     }
 }
 
 #[inline]
 pub fn bishop(sq: Square, occ: Bitboard) -> Bitboard {
-    increasing(SW, sq, occ) | increasing(NW, sq, occ) | decreasing(NE, sq, occ) | decreasing(SE, sq, occ)
+    slide(SW, sq, occ) | slide(NW, sq, occ) | slide(NE, sq, occ) | slide(SE, sq, occ)
 }
 
 #[inline]
 pub fn rook(sq: Square, occ: Bitboard) -> Bitboard {
-    increasing(S, sq, occ) | increasing(W, sq, occ) | decreasing(N, sq, occ) | decreasing(E, sq, occ)
+    slide(S, sq, occ) | slide(W, sq, occ) | slide(N, sq, occ) | slide(E, sq, occ)
 }

@@ -4,7 +4,10 @@
 //! diagonals; rook: its file from `file.rs`, its rank from a magic table. Tables from `build.rs`.
 
 use crate::bitboard::Bitboard;
-use crate::types::{Color, Square};
+use crate::types::Square;
+
+/// The lance: the half-word arithmetic of `file.rs`, as in every table method.
+pub use super::file::lance;
 
 include!(concat!(env!("OUT_DIR"), "/magic_tables.rs"));
 use super::magic_numbers::{BISHOP_MAGIC, ROOK_RANK_MAGIC};
@@ -34,9 +37,4 @@ pub fn rook(sq: Square, occ: Bitboard) -> Bitboard {
     // SAFETY: as in `bishop`.
     let rank = unsafe { *ROOK_RANK_ATTACKS.get_unchecked(i) };
     rank | super::file::rook_file(sq, occ)
-}
-
-#[inline]
-pub fn lance(c: Color, sq: Square, occ: Bitboard) -> Bitboard {
-    super::file::lance(c, sq, occ)
 }

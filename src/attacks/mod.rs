@@ -108,8 +108,11 @@ pub fn piece(pc: Piece, sq: Square, occ: Bitboard) -> Bitboard {
     }
 }
 
+/// The eight directions as (file delta, rank delta): the four that increase the square index,
+/// then their opposites in the same order.
 const ALL_DIRS: [(i8, i8); 8] = [(0, 1), (1, 0), (1, 1), (1, -1), (0, -1), (-1, 0), (-1, -1), (-1, 1)];
 
+/// The bit of square index `i` in the two halves.
 const fn sq_bit(i: usize) -> (u64, u64) {
     if i < 63 {
         (1 << i, 0)

@@ -8,8 +8,11 @@
 //! only after checking `is_x86_feature_detected!("bmi2")` (the tests and benchmarks do).
 
 use crate::bitboard::Bitboard;
-use crate::types::{Color, Square};
+use crate::types::Square;
 use std::arch::x86_64::_pext_u64;
+
+/// The lance: the half-word arithmetic of `file.rs`, as in every table method.
+pub use super::file::lance;
 
 include!(concat!(env!("OUT_DIR"), "/pext_tables.rs"));
 
@@ -43,9 +46,4 @@ pub fn rook(sq: Square, occ: Bitboard) -> Bitboard {
     // SAFETY: as in `bishop`.
     let rank = unsafe { *ROOK_RANK_ATTACKS.get_unchecked(i) };
     rank | super::file::rook_file(sq, occ)
-}
-
-#[inline]
-pub fn lance(c: Color, sq: Square, occ: Bitboard) -> Bitboard {
-    super::file::lance(c, sq, occ)
 }

@@ -24,12 +24,9 @@ const fn steps_from(sq: usize, steps: Steps, flip_rank: bool) -> Bitboard {
         let dr = if flip_rank { -dr } else { dr };
         let (f, r) = (file + df, rank + dr);
         if f >= 0 && f < 9 && r >= 0 && r < 9 {
-            let i = (f * 9 + r) as usize;
-            if i < 63 {
-                lo |= 1 << i;
-            } else {
-                hi |= 1 << (i - 63);
-            }
+            let b = super::sq_bit((f * 9 + r) as usize);
+            lo |= b.0;
+            hi |= b.1;
         }
         k += 1;
     }

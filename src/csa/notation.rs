@@ -355,6 +355,20 @@ fn even_board() -> [[Option<(Color, PieceType)>; 9]; 9] {
     board
 }
 
+/// The even game's board rows in CSA notation, for the readers' tests.
+#[cfg(test)]
+pub(crate) const EVEN_ROWS: [&str; 9] = [
+    "P1-KY-KE-GI-KI-OU-KI-GI-KE-KY",
+    "P2 * -HI *  *  *  *  * -KA * ",
+    "P3-FU-FU-FU-FU-FU-FU-FU-FU-FU",
+    "P4 *  *  *  *  *  *  *  *  * ",
+    "P5 *  *  *  *  *  *  *  *  * ",
+    "P6 *  *  *  *  *  *  *  *  * ",
+    "P7+FU+FU+FU+FU+FU+FU+FU+FU+FU",
+    "P8 * +KA *  *  *  *  * +HI * ",
+    "P9+KY+KE+GI+KI+OU+KI+GI+KE+KY",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,18 +380,6 @@ mod tests {
         }
         b.position()
     }
-
-    const EVEN_ROWS: [&str; 9] = [
-        "P1-KY-KE-GI-KI-OU-KI-GI-KE-KY",
-        "P2 * -HI *  *  *  *  * -KA * ",
-        "P3-FU-FU-FU-FU-FU-FU-FU-FU-FU",
-        "P4 *  *  *  *  *  *  *  *  * ",
-        "P5 *  *  *  *  *  *  *  *  * ",
-        "P6 *  *  *  *  *  *  *  *  * ",
-        "P7+FU+FU+FU+FU+FU+FU+FU+FU+FU",
-        "P8 * +KA *  *  *  *  * +HI * ",
-        "P9+KY+KE+GI+KI+OU+KI+GI+KE+KY",
-    ];
 
     #[test]
     fn the_even_game_in_rows_and_as_pi() {

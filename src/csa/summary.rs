@@ -375,9 +375,11 @@ fn parse_unit(value: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::csa::notation::EVEN_ROWS;
 
-    /// A floodgate summary as the server sends it (Fischer, a game already two moves in).
-    pub const FLOODGATE: &str = "Protocol_Version:1.2
+    /// A floodgate summary as the server sends it (Fischer, a game already two moves in): the
+    /// lines before the board...
+    const BEFORE_BOARD: &str = "Protocol_Version:1.2
 Protocol_Mode:Server
 Format:Shogi 1.0
 Declaration:Jishogi 1.1
@@ -395,23 +397,21 @@ Byoyomi:0
 Increment:10
 Least_Time_Per_Move:0
 END Time
-BEGIN Position
-P1-KY-KE-GI-KI-OU-KI-GI-KE-KY
-P2 * -HI *  *  *  *  * -KA * 
-P3-FU-FU-FU-FU-FU-FU-FU-FU-FU
-P4 *  *  *  *  *  *  *  *  * 
-P5 *  *  *  *  *  *  *  *  * 
-P6 *  *  *  *  *  *  *  *  * 
-P7+FU+FU+FU+FU+FU+FU+FU+FU+FU
-P8 * +KA *  *  *  *  * +HI * 
-P9+KY+KE+GI+KI+OU+KI+GI+KE+KY
-P+
+BEGIN Position";
+
+    /// ... and after it.
+    const AFTER_BOARD: &str = "P+
 P-
 +
 +2726FU,T12
 -3334FU,T6
 END Position
 END Game_Summary";
+
+    /// That summary: the even game's board, two moves played.
+    fn floodgate() -> String {
+        [BEFORE_BOARD, &EVEN_ROWS.join("\n"), AFTER_BOARD].join("\n")
+    }
 
     fn read(text: &str) -> Result<GameSummary, String> {
         let mut r = SummaryReader::default();
@@ -425,14 +425,14 @@ END Game_Summary";
 
     #[test]
     fn a_floodgate_summary() {
-        let s = read(FLOODGATE).unwrap();
+        let s = read(&floodgate()).unwrap();
         assert_eq!(s.game_id, "wdoor+floodgate-300-10F+hayate+gps+20261125103000");
         assert_eq!(s.names, ["hayate".to_string(), "gps".to_string()]);
         assert_eq!(s.my_color, Color::White);
         assert_eq!(s.max_moves, 256);
         assert!(s.jishogi);
         assert_eq!(s.entering_king_rule, None);
-        let s = read(&FLOODGATE.replace("Max_Moves:256", "Entering_King_Rule:CSARule24")).unwrap();
+        let s = read(&floodgate().replace("Max_Moves:256", "Entering_King_Rule:CSARule24")).unwrap();
         assert_eq!(s.entering_king_rule.as_deref(), Some("CSARule24"));
         assert_eq!(s.time[0], TimeRules { total_ms: 300_000, increment_ms: 10_000, ..TimeRules::default() });
         assert_eq!(s.time[1], s.time[0]);
@@ -443,7 +443,7 @@ END Game_Summary";
 
     #[test]
     fn per_side_times_and_units() {
-        let text = FLOODGATE
+        let text = floodgate()
             .replace("BEGIN Time\nTime_Unit:1sec\nTotal_Time:300\nByoyomi:0\nIncrement:10\n", "BEGIN Time+\nTime_Unit:1min\nTotal_Time:10\nEND Time+\nBEGIN Time-\nTime_Unit:1sec\nTotal_Time:60\nByoyomi:10\nTime_Roundup:YES\n")
             .replace("+2726FU,T12\n-3334FU,T6\n", "");
         let s = read(&text).unwrap();
@@ -471,14 +471,14 @@ END Game_Summary";
             ("Format:Shogi 1.0", "Format:Chess 1.0", "format"),
             ("Max_Moves:256", "Entering_King_Rule:Anything", "entering-king rule"),
         ] {
-            let text = FLOODGATE.replace(from, to);
-            assert_ne!(text, FLOODGATE, "{from}");
+            let text = floodgate().replace(from, to);
+            assert_ne!(text, floodgate(), "{from}");
             let e = read(&text).expect_err(to);
             assert!(e.contains(why), "{to}: {e}");
         }
-        let cut = FLOODGATE.replace("END Game_Summary", "");
+        let cut = floodgate().replace("END Game_Summary", "");
         assert!(read(&cut).unwrap_err().contains("ended before"));
-        let no_id = FLOODGATE.replace("Game_ID:wdoor+floodgate-300-10F+hayate+gps+20261125103000\n", "");
+        let no_id = floodgate().replace("Game_ID:wdoor+floodgate-300-10F+hayate+gps+20261125103000\n", "");
         assert!(read(&no_id).unwrap_err().contains("Game_ID"));
     }
 }

@@ -697,24 +697,30 @@ fn and_disproof(children: &[Child], hand: Hand) -> NodeValue {
     NodeValue::disproven(d, c.v.len.saturating_add(1), c.v.rep)
 }
 
+/// The smallest `key` of the children, the index of the first child with it, and the second
+/// smallest (`INF` where there are fewer than two children).
+#[inline(always)]
+fn two_smallest(children: &[Child], key: impl Fn(&Child) -> u32) -> (u32, usize, u32) {
+    let (mut smallest, mut best, mut second) = (INF, 0, INF);
+    for (i, c) in children.iter().enumerate() {
+        let k = key(c);
+        if k < smallest {
+            second = smallest;
+            smallest = k;
+            best = i;
+        } else if k < second {
+            second = k;
+        }
+    }
+    (smallest, best, second)
+}
+
 /// (pn, dn, index of the child to search, second-smallest pn, 0) of an attacker node (the last
 /// field matches `aggregate_and`'s share, which an attacker node does not use).
 #[inline]
 fn aggregate_or(children: &[Child]) -> (u32, u32, usize, u32, u32) {
-    let mut pn = INF;
-    let mut second = INF;
-    let mut dn: u64 = 0;
-    let mut best = 0;
-    for (i, c) in children.iter().enumerate() {
-        if c.v.pn < pn {
-            second = pn;
-            pn = c.v.pn;
-            best = i;
-        } else if c.v.pn < second {
-            second = c.v.pn;
-        }
-        dn += c.v.dn as u64;
-    }
+    let (pn, best, second) = two_smallest(children, |c| c.v.pn);
+    let dn: u64 = children.iter().map(|c| c.v.dn as u64).sum();
     if pn == 0 {
         return (0, INF, best, second, 0);
     }
@@ -734,18 +740,7 @@ fn aggregate_or(children: &[Child]) -> (u32, u32, usize, u32, u32) {
 /// measured worse on the long problems.)
 #[inline]
 fn aggregate_and(children: &[Child]) -> (u32, u32, usize, u32, u32) {
-    let mut dn = INF;
-    let mut second = INF;
-    let mut best = 0;
-    for (i, c) in children.iter().enumerate() {
-        if c.v.dn < dn {
-            second = dn;
-            dn = c.v.dn;
-            best = i;
-        } else if c.v.dn < second {
-            second = c.v.dn;
-        }
-    }
+    let (dn, best, second) = two_smallest(children, |c| c.v.dn);
     let mut pn: u64 = 0;
     let mut share = 0;
     let mut i = 0;

@@ -32,7 +32,7 @@
 //!   check (a short list), judged the same way.
 
 use super::movegen::must_promote;
-use super::{MoveList, Position};
+use super::{MoveList, Position, SFEN_HAND_ORDER};
 use crate::attacks;
 use crate::bitboard::{Bitboard, FILE_BB};
 use crate::types::{Color, Move, Piece, PieceType, Square};
@@ -206,14 +206,8 @@ impl Ctx<'_> {
         }
         let empty = !self.occ;
         let occ_no_king = self.occ ^ Bitboard::from_square(self.ksq);
-        for pt in [
-            PieceType::Rook,
-            PieceType::Bishop,
-            PieceType::Gold,
-            PieceType::Silver,
-            PieceType::Knight,
-            PieceType::Lance,
-        ] {
+        // Strongest first, the pawn (last) left out.
+        for pt in SFEN_HAND_ORDER[..6].iter().copied() {
             if !hand.has(pt) {
                 continue;
             }

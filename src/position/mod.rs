@@ -22,7 +22,9 @@ pub use movegen::{
 };
 pub use packed::{PackError, PackedSfen};
 pub use rules::{Declaration, DeclarationRule, Repetition};
-pub use sfen::{IllegalMoveInList, PieceLimits, PositionArgsError, SfenError, SFEN_HAND_ORDER, STARTPOS};
+pub use sfen::{
+    board_field, IllegalMoveInList, PieceLimits, PositionArgsError, SfenError, SFEN_HAND_ORDER, STARTPOS,
+};
 pub use structure::StructureKeys;
 
 use crate::attacks;

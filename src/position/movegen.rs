@@ -28,7 +28,7 @@
 use super::Position;
 use crate::attacks;
 use crate::bitboard::{Bitboard, RANK_BB};
-use crate::types::{Color, Move, PieceType, Square};
+use crate::types::{Color, Move, Piece, PieceType, Square};
 use std::mem::MaybeUninit;
 
 /// Which moves to generate; see the module docs.
@@ -233,38 +233,21 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
         }
     }
 
-    for from in pos.pieces_cp(us, PieceType::Lance) {
-        let to = attacks::lance(us, from, occ) & target & line(from);
-        sink.piece_moves(us, PieceType::Lance, from, to, MoveTarget::Both);
+    // The other pieces, kind by kind in this order (ties in the move ordering are searched in
+    // generation order), each loop compiled for its kind. `Gold` stands for the golds and the
+    // promoted pawns, lances, knights and silvers, which move alike. A pinned piece moves along its
+    // pin line only (a pinned knight, never on it after a jump, not at all).
+    macro_rules! kind_by_kind {
+        ($($kind:ident)*) => {$({
+            let pt = PieceType::$kind;
+            let froms = if pt == PieceType::Gold { pos.golds(us) } else { pos.pieces_cp(us, pt) };
+            for from in froms {
+                let to = attacks::piece(Piece::new(us, pt), from, occ) & target & line(from);
+                sink.piece_moves(us, pt, from, to, MoveTarget::Both);
+            }
+        })*};
     }
-    // A pinned knight can never stay on its pin line.
-    for from in pos.pieces_cp(us, PieceType::Knight).and_not(pinned) {
-        sink.piece_moves(us, PieceType::Knight, from, attacks::knight(us, from) & target, MoveTarget::Both);
-    }
-    for from in pos.pieces_cp(us, PieceType::Silver) {
-        let to = attacks::silver(us, from) & target & line(from);
-        sink.piece_moves(us, PieceType::Silver, from, to, MoveTarget::Both);
-    }
-    for from in pos.pieces_cp(us, PieceType::Bishop) {
-        let to = attacks::bishop(from, occ) & target & line(from);
-        sink.piece_moves(us, PieceType::Bishop, from, to, MoveTarget::Both);
-    }
-    for from in pos.pieces_cp(us, PieceType::Rook) {
-        let to = attacks::rook(from, occ) & target & line(from);
-        sink.piece_moves(us, PieceType::Rook, from, to, MoveTarget::Both);
-    }
-    for from in pos.golds(us) {
-        let to = attacks::gold(us, from) & target & line(from);
-        sink.piece_moves(us, PieceType::Gold, from, to, MoveTarget::Both);
-    }
-    for from in pos.pieces_cp(us, PieceType::Horse) {
-        let to = attacks::horse(from, occ) & target & line(from);
-        sink.piece_moves(us, PieceType::Horse, from, to, MoveTarget::Both);
-    }
-    for from in pos.pieces_cp(us, PieceType::Dragon) {
-        let to = attacks::dragon(from, occ) & target & line(from);
-        sink.piece_moves(us, PieceType::Dragon, from, to, MoveTarget::Both);
-    }
+    kind_by_kind!(Lance Knight Silver Bishop Rook Gold Horse Dragon);
     // King moves after the other pieces' (ties in the move ordering are searched in this order).
     if let Some(k) = ksq {
         sink.piece_moves(us, PieceType::King, k, king_dests, MoveTarget::Both);

@@ -6,7 +6,8 @@ use super::Position;
 use crate::types::{Color, Hand, Move, Piece, PieceType, Square};
 use std::fmt;
 
-/// The order of the kinds in an SFEN's hands: rook, bishop, gold, silver, knight, lance, pawn.
+/// The kinds a hand holds, strongest first, the order of an SFEN's hands: rook, bishop, gold,
+/// silver, knight, lance, pawn.
 pub const SFEN_HAND_ORDER: [PieceType; 7] = [
     PieceType::Rook,
     PieceType::Bishop,
@@ -16,6 +17,35 @@ pub const SFEN_HAND_ORDER: [PieceType; 7] = [
     PieceType::Lance,
     PieceType::Pawn,
 ];
+
+/// The board field of an SFEN (`lnsgkgsnl/1r5b1/...`): `piece(rank, column)` names what stands
+/// on each square (`P`, `+r`; `None` when it is empty), rank 0 the top row (rank a) and column 0
+/// the left one (file 9), in the order the field is written.
+pub fn board_field<S: AsRef<str>>(piece: impl Fn(usize, usize) -> Option<S>) -> String {
+    let mut s = String::with_capacity(96);
+    for rank in 0..9 {
+        let mut empty = 0u8;
+        for column in 0..9 {
+            match piece(rank, column) {
+                None => empty += 1,
+                Some(p) => {
+                    if empty > 0 {
+                        s.push(char::from(b'0' + empty));
+                        empty = 0;
+                    }
+                    s.push_str(p.as_ref());
+                }
+            }
+        }
+        if empty > 0 {
+            s.push(char::from(b'0' + empty));
+        }
+        if rank < 8 {
+            s.push('/');
+        }
+    }
+    s
+}
 
 /// The start position.
 pub const STARTPOS: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
@@ -373,29 +403,10 @@ impl Position {
 
     /// The canonical SFEN of the position, with the current move number.
     pub fn to_sfen(&self) -> String {
-        let mut s = String::with_capacity(96);
-        for rank in 0..9u8 {
-            let mut empty = 0;
-            for file in (0..9u8).rev() {
-                let sq = Square::new(file, rank).expect("on board");
-                match self.piece_on(sq) {
-                    None => empty += 1,
-                    Some(pc) => {
-                        if empty > 0 {
-                            s.push(char::from(b'0' + empty));
-                            empty = 0;
-                        }
-                        s.push_str(&pc.sfen());
-                    }
-                }
-            }
-            if empty > 0 {
-                s.push(char::from(b'0' + empty));
-            }
-            if rank < 8 {
-                s.push('/');
-            }
-        }
+        let mut s = board_field(|rank, column| {
+            let sq = Square::new(8 - column as u8, rank as u8).expect("on board");
+            self.piece_on(sq).map(Piece::sfen)
+        });
         s.push(' ');
         s.push(self.side_to_move.to_sfen());
         s.push(' ');

@@ -580,6 +580,14 @@ mod tests {
     use super::*;
     use crate::position::STARTPOS;
 
+    /// A middle game, white to move, with many captures and quiet moves.
+    const MIDGAME: &str = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";
+
+    /// Empty histories and the position `sfen`.
+    fn fresh_at(sfen: &str) -> (History, PawnHistory, Position) {
+        (History::default(), PawnHistory::try_new(1).unwrap(), Position::from_sfen(sfen).unwrap())
+    }
+
     fn ctx(ply: usize) -> QuietContext {
         QuietContext { cont_keys: [Some(5), None, Some(9), None, None, Some(11)], pawns: 12345, ply }
     }
@@ -611,17 +619,13 @@ mod tests {
 
     #[test]
     fn picker_yields_every_legal_move_once() {
-        let mut history = History::default();
-        let pawn = PawnHistory::try_new(1).unwrap();
+        let (mut history, pawn, mut pos) = fresh_at(STARTPOS);
         // Some history, so that good and bad quiets both occur.
-        let mut pos = Position::from_sfen(STARTPOS).unwrap();
         for (i, m) in MoveList::legal(&pos, true).iter().enumerate() {
             history.update_main(pos.side_to_move(), *m, if i % 2 == 0 { 7000 } else { -7000 });
         }
         assert_eq!(picker_perft(&mut pos, 3, &history, &pawn), 25_470);
-        let mut pos =
-            Position::from_sfen("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
-                .unwrap();
+        let mut pos = Position::from_sfen(MIDGAME).unwrap();
         assert_eq!(picker_perft(&mut pos, 2, &history, &pawn), 28_684);
         let mut pos = Position::from_sfen("R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1").unwrap();
         assert_eq!(picker_perft(&mut pos, 2, &history, &pawn), 105_677);
@@ -629,11 +633,7 @@ mod tests {
 
     #[test]
     fn skipping_quiets_leaves_only_captures() {
-        let history = History::default();
-        let pawn = PawnHistory::try_new(1).unwrap();
-        let pos =
-            Position::from_sfen("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
-                .unwrap();
+        let (history, pawn, pos) = fresh_at(MIDGAME);
         let mut picker = MovePicker::new(&pos, None, 5, ctx(3), false);
         picker.skip_quiet_moves();
         let mut n = 0;
@@ -647,11 +647,7 @@ mod tests {
 
     #[test]
     fn probcut_moves_reach_the_threshold() {
-        let history = History::default();
-        let pawn = PawnHistory::try_new(1).unwrap();
-        let pos =
-            Position::from_sfen("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
-                .unwrap();
+        let (history, pawn, pos) = fresh_at(MIDGAME);
         for threshold in [-500, 0, 200, 1000] {
             let mut picker = MovePicker::new_probcut(&pos, None, threshold, false);
             let captures = MoveList::generate(&pos, GenType::CapturesProPlus, false);
@@ -671,20 +667,15 @@ mod tests {
     #[test]
     fn quiet_keys_follow_the_histories() {
         let mut checks = 0;
-        for sfen in [
-            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-            "l4S2l/4g1gs1/5p1p1/pr2N1pkp/4Gn3/PP3PPPP/2GPP4/1K7/L3r+s2L w BS2N5Pb 1",
-        ] {
+        for sfen in [MIDGAME, "l4S2l/4g1gs1/5p1p1/pr2N1pkp/4Gn3/PP3PPPP/2GPP4/1K7/L3r+s2L w BS2N5Pb 1"] {
             check_quiet_keys(sfen, &mut checks);
         }
         assert!(checks > 0, "the positions have quiet checks that keep their material");
     }
 
     fn check_quiet_keys(sfen: &str, checks: &mut usize) {
-        let pos = Position::from_sfen(sfen).unwrap();
+        let (mut history, pawn, pos) = fresh_at(sfen);
         let us = pos.side_to_move();
-        let mut history = History::default();
-        let pawn = PawnHistory::try_new(1).unwrap();
         let quiets = MoveList::generate(&pos, GenType::QuietsProMinus, false);
         // Histories that differ from move to move (a fixed pseudo-random walk).
         let mut x = 12345u32;

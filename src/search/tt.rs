@@ -46,7 +46,7 @@ impl Bound {
     }
 }
 
-/// What a probe found.
+/// What an entry holds: what a probe found, what a store writes.
 #[derive(Clone, Copy, Debug)]
 pub struct TtData {
     pub mv: Option<Move>,
@@ -78,20 +78,18 @@ const _: () = assert!(std::mem::size_of::<Cluster>() == 64);
 // SAFETY: a cluster is atomics of integers, for which zero bytes are a valid (empty) value.
 unsafe impl super::large_pages::ZeroValid for Cluster {}
 
-fn pack(
-    mv: Option<Move>,
-    value: Value,
-    eval: Value,
-    depth: Depth,
-    bound: Bound,
-    pv: bool,
-    generation: u8,
-) -> u64 {
-    let m = mv.map_or(0, |m| m.bits()) as u64;
-    let v = (value as i16 as u16) as u64;
-    let e = (eval as i16 as u16) as u64;
-    let d = (depth + DEPTH_OFFSET).clamp(0, 255) as u64;
-    m | v << 16 | e << 32 | d << 48 | (bound as u64) << 56 | (pv as u64) << 58 | (generation as u64) << 59
+/// The data word of `d` written in `generation` (the inverse of [`unpack`] but for the generation).
+fn pack(d: &TtData, generation: u8) -> u64 {
+    let m = d.mv.map_or(0, |m| m.bits()) as u64;
+    let v = (d.value as i16 as u16) as u64;
+    let e = (d.eval as i16 as u16) as u64;
+    let depth = (d.depth + DEPTH_OFFSET).clamp(0, 255) as u64;
+    m | v << 16
+        | e << 32
+        | depth << 48
+        | (d.bound as u64) << 56
+        | (d.pv as u64) << 58
+        | (generation as u64) << 59
 }
 
 fn unpack(data: u64) -> TtData {
@@ -267,7 +265,7 @@ impl TranspositionTable {
                 return;
             }
         }
-        let data = pack(mv, value, eval, depth, bound, pv, self.generation());
+        let data = pack(&TtData { mv, value, eval, depth, bound, pv }, self.generation());
         e.data.store(data, Ordering::Relaxed);
         e.key_xor_data.store(key ^ data, Ordering::Relaxed);
     }

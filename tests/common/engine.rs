@@ -65,8 +65,15 @@ pub struct Ran {
 /// Runs `cmd` (program, arguments, working directory as the caller set them) with its input
 /// closed, as `Command::output` does, but killed after `limit` so that a hang fails the test.
 pub fn run(cmd: Command, limit: Duration) -> Ran {
+    run_watched(cmd, limit, |_| {})
+}
+
+/// [`run`], telling `started` the process id once the process is started (for a test that
+/// signals it or watches it while it runs).
+pub fn run_watched(cmd: Command, limit: Duration, started: impl FnOnce(u32)) -> Ran {
     let start = Instant::now();
     let mut e = Engine::start_cmd(cmd);
+    started(e.pid());
     e.close_input();
     let code = e.wait_exit(limit).and_then(|s| s.code());
     let took = start.elapsed();

@@ -21,18 +21,19 @@ reason, per-side statistics, the moves) and a `summary` record.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
 import signal
 import statistics
-import sys
-import threading
 import time
 from dataclasses import dataclass, field
 
+from tools.cli import Fatal, log, parse_options, probe_engine, run_cli
 from tools.clock.clock_math import Charge, Clock, TimeControl, elapsed_ms_from_seconds
 from tools.usi.engine import EngineError, EngineTimeout, UsiEngine
+from tools.usi.workers import Workers
 
 # The repository root: the default openings live under it, wherever the tool is started from.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -50,14 +51,6 @@ ANSWER_SLACK_S = 0.25
 STOP_WAIT_S = 5.0
 # `isready` and `usi` round trips timed before each game (the quickest is reported).
 PINGS = 3
-
-
-def log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
-class Fatal(Exception):
-    """A problem that stops the run with a message (bad arguments, engine missing...)."""
 
 
 # --- One game ----------------------------------------------------------------------------------
@@ -404,22 +397,38 @@ class Settings:
     games: int
 
 
-class Match:
+class Match(Workers):
     """Hands out games to the workers, collects the results and writes the log."""
 
     def __init__(self, specs: tuple[EngineSpec, EngineSpec], settings: Settings, openings, offset: int, log_path: str | None):
+        super().__init__()
         self.specs = specs
         self.settings = settings
         self.openings = openings
         self.offset = offset
-        self.lock = threading.Lock()
-        self.stop = threading.Event()
         self.next_index = 0
         self.records: list[dict] = []
-        self.error: BaseException | None = None
-        self.engines: list[UsiEngine] = []
         # Open for the whole run (close_log() closes it), so no `with` block can hold it.
         self.log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
+
+    def engines_for(self, index: int) -> tuple[UsiEngine, UsiEngine]:
+        """Worker `index`'s pair of engines (A's, B's), not started."""
+        return tuple(UsiEngine(s.path, f"{label} (worker {index})", s.options) for s, label in zip(self.specs, LABELS))
+
+    def play_next(self, engines: tuple[UsiEngine, UsiEngine]) -> bool:
+        """Plays the next game with a worker's pair of engines."""
+        game_index = self.next_game()
+        if game_index is None:
+            return False
+        black = game_index % 2  # A plays black in games 1, 3, 5... (1-based)
+        pair = (engines[black], engines[1 - black])
+        result = play_clock_game(game_index + 1, pair, black, self.opening_for(game_index), self.settings, self.on_move)
+        if self.stop.is_set():
+            return False  # interrupted meanwhile: the game does not count
+        self.complete(result)
+        for e in result.broken:
+            e.start()  # EngineError when it cannot start again: the run stops
+        return True
 
     def next_game(self) -> int | None:
         with self.lock:
@@ -472,47 +481,7 @@ def _side_line(s: dict) -> str:
     )
 
 
-def worker(match: Match, index: int) -> None:
-    """Plays games with its own pair of engines until none are left or the run stops."""
-    engines = tuple(UsiEngine(s.path, f"{label} (worker {index})", s.options) for s, label in zip(match.specs, LABELS))
-    with match.lock:
-        match.engines.extend(engines)
-    try:
-        for e in engines:
-            e.start()
-        while not match.stop.is_set():
-            game_index = match.next_game()
-            if game_index is None:
-                break
-            black = game_index % 2  # A plays black in games 1, 3, 5... (1-based)
-            pair = (engines[black], engines[1 - black])
-            result = play_clock_game(game_index + 1, pair, black, match.opening_for(game_index), match.settings, match.on_move)
-            if match.stop.is_set():
-                break  # interrupted meanwhile: the game does not count
-            match.complete(result)
-            for e in result.broken:
-                e.start()  # EngineError when it cannot start again: the run stops
-    except BaseException as e:  # noqa: BLE001 - reported by the main thread
-        with match.lock:
-            if match.error is None:
-                match.error = e
-        match.stop.set()
-    finally:
-        for e in engines:
-            e.close()
-
-
 # --- Command line ------------------------------------------------------------------------------
-
-
-def parse_options(items: list[str], flag: str) -> list[tuple[str, str]]:
-    out = []
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise Fatal(f"{flag} wants NAME=VALUE, got {item!r}")
-        out.append((name.strip(), value.strip()))
-    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -542,12 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return run_main(args)
-    except Fatal as e:
-        log(f"clock_games: {e}")
-        return 2
+    return run_cli("clock_games", build_parser(), run_main, argv)
 
 
 def _terminate(signum, frame):
@@ -587,13 +551,7 @@ def run_main(args) -> int:
 
     # Each engine once, for its name and to check the options it is given.
     for s, label in zip(specs, LABELS):
-        probe = UsiEngine(s.path, f"{label} probe", [])
-        try:
-            probe.start()
-        except EngineError as e:
-            raise Fatal(f"engine {label} {s.path}: {e}") from None
-        finally:
-            probe.close()
+        probe = probe_engine(s.path, f"engine {label} {s.path}")
         unknown = [n for n, _ in s.options if n not in probe.option_names]
         if unknown:
             raise Fatal(f"engine {label} ({probe.name}) has no option {', '.join(unknown)}")
@@ -624,27 +582,15 @@ def run_main(args) -> int:
     log(header + f"; {args.games} games, concurrency {args.concurrency}")
 
     signal.signal(signal.SIGTERM, _terminate)  # `kill` ends the engines as Ctrl-C does
-    threads = [threading.Thread(target=worker, args=(match, i + 1), daemon=True) for i in range(args.concurrency)]
-    for t in threads:
-        t.start()
-    status = 0
-    try:
-        while any(t.is_alive() for t in threads):
-            for t in threads:
-                t.join(timeout=0.5)
-    except KeyboardInterrupt:
+
+    def interrupted() -> None:
         # A second Ctrl-C must not cut the clean-up short.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        match.stop.set()
         log(f"\nclock_games: interrupted after {len(match.records)} games; ending the engines")
-        with match.lock:
-            engines = list(match.engines)
-        for e in engines:
-            e.close()  # the workers see their engines end and stop without counting the game
-        for t in threads:
-            t.join(timeout=5.0)
-        status = 130
+
+    workers = [functools.partial(match.work, match.engines_for(i + 1)) for i in range(args.concurrency)]
+    status = 0 if match.run(workers, interrupted) else 130
     if match.error is not None and status == 0:
         e = match.error
         log(f"clock_games: stopped after {len(match.records)} games: {type(e).__name__}: {e}")

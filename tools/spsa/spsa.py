@@ -18,17 +18,19 @@ printed to stdout as `name value` lines and as `name: old -> new` changes of the
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
-import threading
 import time
 import tomllib
 from dataclasses import dataclass
 
+from tools.cli import Fatal, log, parse_options, probe_engine, run_cli
 from tools.spsa import spsa_math
 from tools.spsa.spsa_math import ParamSpec
-from tools.usi.engine import EngineError, SpinOption, UsiEngine
+from tools.usi.engine import SpinOption, UsiEngine
+from tools.usi.workers import Workers
 
 STATE_VERSION = 1
 # The repository root: the default engine, openings and state live under it, wherever the driver
@@ -49,14 +51,6 @@ RUN_DEFAULTS = {
 }
 # How often (iterations) theta is kept in the state's history.
 HISTORY_EVERY = 50
-
-
-def log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
-class Fatal(Exception):
-    """A problem that stops the run with a message (bad configuration, engine missing...)."""
 
 
 # --- Configuration -----------------------------------------------------------------------------
@@ -179,16 +173,6 @@ def choose_params(
     return specs, theta
 
 
-def parse_extra_options(items: list[str]) -> list[tuple[str, str]]:
-    out = []
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise Fatal(f"--option wants NAME=VALUE, got {item!r}")
-        out.append((name.strip(), value.strip()))
-    return out
-
-
 # --- State -------------------------------------------------------------------------------------
 
 
@@ -249,13 +233,15 @@ class Job:
     opening_index: int
 
 
-class Run:
+class Run(Workers):
     """Hands out iterations, applies their results in the order they arrive, and saves the state.
 
     With several workers an iteration is perturbed around the theta of the moment it starts,
     while others are still playing (as fishtest does); its update uses its own k's gains."""
 
-    def __init__(self, state: dict, state_path: str, openings, report_every: int, games_log: str | None):
+    def __init__(self, state: dict, state_path: str, openings, limits, report_every: int, games_log: str | None):
+        super().__init__()
+        self.limits = limits
         self.state = state
         self.state_path = state_path
         self.specs = [ParamSpec.from_json(d) for d in state["params"]]
@@ -267,15 +253,21 @@ class Run:
         self.report_every = report_every
         # Open for the whole run, flushed after every game and closed at exit: no `with` block fits.
         self.games_log = open(games_log, "a", encoding="utf-8") if games_log else None  # noqa: SIM115
-        self.lock = threading.Lock()
         # Iterations in flight when a run stopped are not in the state: they are played again.
         self.next_k = state["k"]
         self.started = time.monotonic()
         self.done_here = 0
-        self.stop = threading.Event()
-        self.error: BaseException | None = None
-        # Every worker's engines, so that an interrupted run can end them.
-        self.engines: list[UsiEngine] = []
+
+    def play_next(self, engines: tuple[UsiEngine, UsiEngine]) -> bool:
+        """Plays the next iteration's game pair with a worker's engines (plus, minus)."""
+        job = self.next_job()
+        if job is None:
+            return False
+        played = play_pair(self, engines, job, self.limits)
+        if played is None or self.stop.is_set():
+            return False  # interrupted meanwhile: the state must not move on
+        self.complete(job, *played)
+        return True
 
     def next_job(self) -> Job | None:
         with self.lock:
@@ -390,31 +382,6 @@ def play_pair(run: Run, engines: tuple[UsiEngine, UsiEngine], job: Job, limits) 
     return result, games
 
 
-def worker(run: Run, index: int, engine_path: str, fixed: list[tuple[str, str]], limits) -> None:
-    engines = (UsiEngine(engine_path, f"worker {index} plus", fixed), UsiEngine(engine_path, f"worker {index} minus", fixed))
-    with run.lock:
-        run.engines.extend(engines)
-    try:
-        for e in engines:
-            e.start()
-        while not run.stop.is_set():
-            job = run.next_job()
-            if job is None:
-                break
-            played = play_pair(run, engines, job, limits)
-            if played is None or run.stop.is_set():
-                break  # interrupted meanwhile: the state must not move on
-            run.complete(job, *played)
-    except BaseException as e:  # noqa: BLE001 - reported by the main thread
-        with run.lock:
-            if run.error is None:
-                run.error = e
-        run.stop.set()
-    finally:
-        for e in engines:
-            e.close()
-
-
 # --- Command line ------------------------------------------------------------------------------
 
 
@@ -462,7 +429,7 @@ def settings_from_args(args, base: dict | None) -> dict:
         "r_end": args.r_end,
     }
     if args.option:
-        given["options"] = parse_extra_options(args.option)
+        given["options"] = parse_options(args.option, "--option")
     if base is None:
         s = dict(RUN_DEFAULTS)
         s["options"] = []
@@ -492,12 +459,7 @@ def check_settings(s: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return run_main(args)
-    except Fatal as e:
-        log(f"spsa: {e}")
-        return 2
+    return run_cli("spsa", build_parser(), run_main, argv)
 
 
 def run_main(args) -> int:
@@ -532,13 +494,7 @@ def run_main(args) -> int:
     reserved = {n for n, _ in fixed}
 
     # The engine's options, read from its `usi` answer.
-    probe = UsiEngine(args.engine, "probe", [])
-    try:
-        probe.start()
-    except EngineError as e:
-        raise Fatal(f"engine {args.engine}: {e}") from None
-    finally:
-        probe.close()
+    probe = probe_engine(args.engine, f"engine {args.engine}")
     for name, _ in fixed:
         if name not in probe.option_names:
             raise Fatal(f"the engine has no option {name}")
@@ -593,30 +549,21 @@ def run_main(args) -> int:
     for s in specs:
         log(f"  {s.name}: {state['theta'][s.name]:.2f} in {s.min}..{s.max}, c_end {s.c_end:g}, r_end {s.r_end:g} (c {s.c:.3g}, a {s.a:.3g})")
 
-    run = Run(state, args.state, openings, max(1, args.report_every), args.games_log)
+    run = Run(state, args.state, openings, limits, max(1, args.report_every), args.games_log)
     if run.next_k >= run.iterations:
         log("spsa: the run is complete")
         report(state)
         return 0
-    threads = [
-        threading.Thread(target=worker, args=(run, i, args.engine, fixed, limits), daemon=True)
+
+    def interrupted() -> None:
+        log(f"\nspsa: interrupted after {state['k']} iterations; the state is saved, carry on with --resume")
+
+    engines = [
+        (UsiEngine(args.engine, f"worker {i} plus", fixed), UsiEngine(args.engine, f"worker {i} minus", fixed))
         for i in range(args.concurrency)
     ]
-    for t in threads:
-        t.start()
-    try:
-        while any(t.is_alive() for t in threads):
-            for t in threads:
-                t.join(timeout=0.5)
-    except KeyboardInterrupt:
-        run.stop.set()
-        log(f"\nspsa: interrupted after {state['k']} iterations; the state is saved, carry on with --resume")
-        with run.lock:
-            engines = list(run.engines)
-        for e in engines:
-            e.close()  # the workers see their engines end and stop without counting the pair
-        for t in threads:
-            t.join(timeout=5.0)
+    workers = [functools.partial(run.work, pair) for pair in engines]
+    if not run.run(workers, interrupted):
         report(state)
         return 130
     if run.error is not None:

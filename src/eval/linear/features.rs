@@ -297,20 +297,11 @@ pub fn extract_dynamic<S: FeatureSink>(pos: &Position, sink: &mut S) {
         }
         let side = Side { c, sign, own, occ };
         // One call per kind, so each call knows its kind at compile time (no branch on the kind
-        // per piece).
-        side.walk::<1, S>(pos, map, sink);
-        side.walk::<2, S>(pos, map, sink);
-        side.walk::<3, S>(pos, map, sink);
-        side.walk::<4, S>(pos, map, sink);
-        side.walk::<5, S>(pos, map, sink);
-        side.walk::<6, S>(pos, map, sink);
-        side.walk::<7, S>(pos, map, sink);
-        side.walk::<9, S>(pos, map, sink);
-        side.walk::<10, S>(pos, map, sink);
-        side.walk::<11, S>(pos, map, sink);
-        side.walk::<12, S>(pos, map, sink);
-        side.walk::<13, S>(pos, map, sink);
-        side.walk::<14, S>(pos, map, sink);
+        // per piece): every kind but the king, in numbering order.
+        macro_rules! walk_kinds {
+            ($($kind:literal)*) => { $(side.walk::<$kind, S>(pos, map, sink);)* };
+        }
+        walk_kinds!(1 2 3 4 5 6 7 9 10 11 12 13 14);
     }
 
     // Kings' neighbourhoods, drop threats and attacked pieces.

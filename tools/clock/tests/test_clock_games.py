@@ -1,5 +1,6 @@
-"""Games at the clock against scripted engines that take their time (timed_engine.py): losses on
-time, `stop` after the deadline, crashes, the `go` lines, the log and the summary.
+"""Games at the clock against scripted engines that take their time
+(tools/usi/tests/scripted_engine.py): losses on time, `stop` after the deadline, crashes, the `go`
+lines, the log and the summary.
 
 Skipped when cshogi is not installed (the referee needs it; `make test` installs it in .venv/tools).
 """
@@ -28,13 +29,14 @@ if cshogi is not None:
     from tools.usi.referee import Opening
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTED_ENGINE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "usi", "tests", "scripted_engine.py")
 
 
 def engine_script(directory, *words, record=None):
     path = os.path.join(directory, f"engine{len(os.listdir(directory))}.sh")
     args = (["--record", record] if record else []) + list(words)
     with open(path, "w") as f:
-        f.write(f'#!/bin/sh\nexec "{sys.executable}" "{os.path.join(HERE, "timed_engine.py")}" {" ".join(args)}\n')
+        f.write(f'#!/bin/sh\nexec "{sys.executable}" "{SCRIPTED_ENGINE}" {" ".join(args)}\n')
     os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
     return path
 
@@ -173,7 +175,7 @@ class CommandLine(unittest.TestCase):
         self.assertEqual(summary["A"]["time_losses"], 0)
         text = out.getvalue()
         self.assertIn("losses on time", text)
-        self.assertIn("TimedEngine", text)
+        self.assertIn("ScriptedEngine", text)
 
     def test_bad_arguments(self):
         err = io.StringIO()

@@ -1,5 +1,5 @@
 """The SPSA driver's loop, state file and resume against a scripted fake engine
-(tools/usi/tests/fake_engine.py).
+(tools/usi/tests/scripted_engine.py).
 
 Skipped when cshogi is not installed (`make test` installs it in .venv/tools).
 """
@@ -20,7 +20,7 @@ except ImportError:
     cshogi = None
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-FAKE_ENGINE = os.path.join(REPO, "tools", "usi", "tests", "fake_engine.py")
+FAKE_ENGINE = os.path.join(REPO, "tools", "usi", "tests", "scripted_engine.py")
 
 
 @unittest.skipIf(cshogi is None, "cshogi is not installed")

@@ -127,7 +127,7 @@ class GamesWithEngines(unittest.TestCase):
     def engine(self, *words):
         d = tempfile.mkdtemp()
         path = os.path.join(d, "engine.sh")
-        script = os.path.join(HERE, "fake_engine.py")
+        script = os.path.join(HERE, "scripted_engine.py")
         with open(path, "w") as f:
             f.write(f'#!/bin/sh\nexec "{sys.executable}" "{script}" {" ".join(words)}\n')
         os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
@@ -142,7 +142,7 @@ class GamesWithEngines(unittest.TestCase):
 
     def test_options_read(self):
         e = self.engine()
-        self.assertEqual(e.name, "FakeEngine")
+        self.assertEqual(e.name, "ScriptedEngine")
         self.assertEqual((e.spin_options["Knob"].min, e.spin_options["Knob"].max), (-5, 50))
 
     def test_illegal_move(self):

@@ -1,6 +1,8 @@
-"""A scripted USI engine that takes its time, for the clock tests.
+"""A scripted USI engine, for the tests of the tools that play games (the referee, the SPSA
+driver, the clock games).
 
-Usage: timed_engine.py [--record FILE] WORD [WORD ...]. Each `go` is answered with the next WORD:
+Usage: scripted_engine.py [--record FILE] WORD [WORD ...]. It answers `usi` (with three spin
+options: Threads, USI_Hash and Knob) and `isready`. Each `go` is answered with the next WORD:
 `MOVE` at once, `MOVE@MS` after sleeping MS milliseconds (a move, `resign` or `win`), `STOP` with
 no answer until `stop` comes (then `bestmove resign`), `HANG` with no answer at all, `EXIT` by
 exiting. When the words run out it resigns. With --record every `go` line is appended to FILE.
@@ -23,7 +25,11 @@ def main() -> None:
         if not cmd:
             continue
         if cmd[0] == "usi":
-            out.write("id name TimedEngine\noption name Threads type spin default 1 min 1 max 4\nusiok\n")
+            out.write("id name ScriptedEngine\n")
+            out.write("option name Threads type spin default 1 min 1 max 4\n")
+            out.write("option name USI_Hash type spin default 16 min 1 max 1024\n")
+            out.write("option name Knob type spin default 10 min -5 max 50\n")
+            out.write("usiok\n")
         elif cmd[0] == "isready":
             out.write("readyok\n")
         elif cmd[0] == "go":
