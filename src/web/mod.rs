@@ -2,7 +2,7 @@
 //! `crate::usi` over a host that has no stdin, no stdout and no threads.
 //!
 //! The host is the glue module `wasm/js/hayate.js`. It keeps the lines it is sent in an inbox
-//! and calls [`run`] (the export `hayate_run`), which handles them in order until none is left.
+//! and calls `run` (the export `hayate_run`), which handles them in order until none is left.
 //! A search (or `go mate`) runs inside the handling of its `go`, on this one thread, and hands
 //! control back to the host every few milliseconds (`crate::host_yield`): the import
 //! `hayate_pause` unwinds the WebAssembly stack to the host (binaryen's asyncify, applied to the
