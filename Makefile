@@ -234,8 +234,8 @@ WASM_TEST_DIR ?= target/wasm/hayate
 .PHONY: wasm test-wasm test-wasm-node test-wasm-browser
 
 ## The WebAssembly engine for web pages and ShogiHome's web app (wasm/README.md):
-## target/wasm/hayate/ with engine.json, hayate.js and hayate.wasm (SIMD128, the net inside,
-## binaryen's asyncify so that a search runs in slices on one thread). Installs rustup's
+## target/wasm/hayate/ with engine.json, hayate.js, hayate.wasm (SIMD128; binaryen's asyncify,
+## so that a search runs in slices on one thread) and the net's data file. Installs rustup's
 ## wasm32-unknown-unknown and Debian's binaryen when missing; needs Node.js (the manifest lists
 ## what the module itself declares). About 2 minutes on 2 cores.
 wasm: $(WASM_TEST_DIR)/engine.json
