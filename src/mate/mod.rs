@@ -231,7 +231,7 @@ fn on_deep_stack<T: Send>(name: &str, work: impl FnOnce() -> T + Send) -> std::i
 }
 
 /// WebAssembly has no threads: `work` runs here, on the module's own stack, which the build
-/// makes deep enough (see `wasm/README.md`).
+/// makes deep enough (32 MiB, `scripts/wasm-build.sh`).
 #[cfg(target_family = "wasm")]
 fn on_deep_stack<T: Send>(_name: &str, work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
     Ok(work())
