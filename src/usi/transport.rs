@@ -5,7 +5,7 @@
 use crate::search::SearchControl;
 use once_cell::sync::OnceCell;
 use std::io::Write;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// What is running when a checkpoint comes, and how to reach it.
@@ -14,6 +14,24 @@ pub enum Running<'a> {
     Search(&'a SearchControl),
     /// `go mate`: its stop flag.
     Mate(&'a AtomicBool),
+}
+
+impl Running<'_> {
+    /// Asks it to stop (it still reports).
+    pub fn stop(&self) {
+        match self {
+            Running::Search(control) => control.stop(),
+            Running::Mate(flag) => flag.store(true, Ordering::Release),
+        }
+    }
+
+    /// Whether it was asked to stop.
+    pub fn stopping(&self) -> bool {
+        match self {
+            Running::Search(control) => control.stop.load(Ordering::SeqCst),
+            Running::Mate(flag) => flag.load(Ordering::Acquire),
+        }
+    }
 }
 
 /// Another way out than stdout.

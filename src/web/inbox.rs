@@ -15,7 +15,6 @@
 use crate::search::Limits;
 use crate::usi::go::{parse_go, GoCommand};
 use crate::usi::transport::Running;
-use std::sync::atomic::Ordering;
 
 /// The lines the host holds, oldest first.
 pub trait Inbox {
@@ -41,38 +40,24 @@ pub fn at_checkpoint(inbox: &mut impl Inbox, running: &Running<'_>, send: &mut i
         let words: Vec<&str> = text.split_whitespace().collect();
         match words.as_slice() {
             ["stop"] => {
-                stop(running);
+                running.stop();
                 inbox.remove(i);
             }
             ["ponderhit", rest @ ..] => {
                 ponderhit(running, rest, send);
                 inbox.remove(i);
             }
-            ["isready"] if stopping(running) => return,
+            ["isready"] if running.stopping() => return,
             ["isready"] => {
                 send("readyok");
                 inbox.remove(i);
             }
             ["quit" | "go" | "usinewgame" | "gameover" | "bench", ..] => {
-                stop(running);
+                running.stop();
                 return;
             }
             _ => i += 1,
         }
-    }
-}
-
-fn stop(running: &Running<'_>) {
-    match running {
-        Running::Search(control) => control.stop(),
-        Running::Mate(flag) => flag.store(true, Ordering::Release),
-    }
-}
-
-fn stopping(running: &Running<'_>) -> bool {
-    match running {
-        Running::Search(control) => control.stop.load(Ordering::SeqCst),
-        Running::Mate(flag) => flag.load(Ordering::Acquire),
     }
 }
 
@@ -102,7 +87,7 @@ mod tests {
     use super::*;
     use crate::search::SearchControl;
     use std::collections::VecDeque;
-    use std::sync::atomic::AtomicBool;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     impl Inbox for VecDeque<Vec<u8>> {
         fn len(&self) -> usize {

@@ -29,22 +29,22 @@ case "${1:-all}" in
   *) ;;
 esac
 
-wasm_dir=${HAYATE_WASM_DIR:-$repo/target/wasm/hayate}
-case "$wasm_dir" in
-  /*) ;;
-  *) wasm_dir=$repo/$wasm_dir ;;
-esac
+# A path as given, or from the repository root when relative.
+absolute() {
+  case "$1" in
+    /*) echo "$1" ;;
+    *) echo "$repo/$1" ;;
+  esac
+}
+
+wasm_dir=$(absolute "${HAYATE_WASM_DIR:-target/wasm/hayate}")
 if [ ! -f "$wasm_dir/engine.json" ]; then
   echo "tests/wasm: no engine.json in $wasm_dir: build the engine with 'make wasm' or set HAYATE_WASM_DIR" >&2
   exit 1
 fi
 for file in "$@"; do
   if [ "$file" = game.test.mjs ]; then
-    native=${HAYATE_NATIVE:-$repo/target/release/hayate}
-    case "$native" in
-      /*) ;;
-      *) native=$repo/$native ;;
-    esac
+    native=$(absolute "${HAYATE_NATIVE:-target/release/hayate}")
     if [ ! -x "$native" ]; then
       echo "tests/wasm: no native engine at $native: 'cargo build --release' or set HAYATE_NATIVE" >&2
       exit 1
