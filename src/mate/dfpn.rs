@@ -19,9 +19,13 @@
 //!   new defender node probes each reply for a mate in one, so a mate in three is found on
 //!   expansion; an attacker node with 3 or 4 plies left settles the mate in three directly
 //!   (`mate_in_three`), without the table.
-//! - **Initial numbers.** In an unlimited search, a new defender node starts with the number of
-//!   squares its replies go to as its proof number (df-pn+ style); interposing drops of several
-//!   kinds on one square count once in a defender node's proof number (`aggregate_and`).
+//! - **Initial numbers.** A new attacker node starts with the number of its checks as its
+//!   disproof number, so that a defender node tries first the reply that leaves the attacker the
+//!   fewest checks; in an unlimited search, a new defender node starts with the number of squares
+//!   its replies go to as its proof number (df-pn+ style). Interposing drops of several kinds on
+//!   one square count once in a defender node's proof number (`aggregate_and`), and an attacker
+//!   node's disproof number is the largest of its checks' plus one for each other check, not
+//!   their sum (`aggregate_or`).
 //! - **Repetitions.** A child that repeats a position of the current line, or has the same board
 //!   as one with the attacker holding no less in hand, is disproven: a mate exists only if one
 //!   without such a cycle does (the cycle can be cut out of any proof), and perpetual check loses
@@ -556,7 +560,16 @@ impl<'a> Search<'a> {
                         c.v = NodeValue::disproven(chand, 1, NO_REP);
                         self.tt.store_disproven(ckey, chand, 1, 1);
                     } else {
-                        self.tt.store_unknown(ckey, chand, 1, 1, 0);
+                        // Its checks are what a disproof must refute: as many as its initial
+                        // disproof number, so that the defender tries first the reply that
+                        // leaves the fewest.
+                        let mut checks = std::mem::take(&mut self.replies);
+                        checks.clear();
+                        movegen::checks(&self.pos, &mut checks);
+                        let dn = (checks.len() as u32).max(1);
+                        self.replies = checks;
+                        c.v = NodeValue::unknown(1, dn, chand);
+                        self.tt.store_unknown(ckey, chand, 1, dn, 0);
                     }
                     self.pos.undo_move(m);
                 } else if !p.found && self.count_replies {
@@ -605,7 +618,7 @@ impl<'a> Search<'a> {
             }
             let c = children[best];
             let (cthpn, cthdn) = if or {
-                (thpn.min(widen(second)), child_threshold(thdn, dn, c.v.dn))
+                (thpn.min(widen(second)), child_threshold(thdn, dn, share))
             } else {
                 (child_threshold(thpn, pn, share), thdn.min(widen(second)))
             };
@@ -715,19 +728,31 @@ fn two_smallest(children: &[Child], key: impl Fn(&Child) -> u32) -> (u32, usize,
     (smallest, best, second)
 }
 
-/// (pn, dn, index of the child to search, second-smallest pn, 0) of an attacker node (the last
-/// field matches `aggregate_and`'s share, which an attacker node does not use).
+/// (pn, dn, index of the child to search, second-smallest pn, the share of the child to search
+/// in dn) of an attacker node.
+///
+/// The disproof number is the largest among the checks not yet refuted plus one for each other
+/// one, not their sum: the checks of a long problem reach the same positions in other orders,
+/// and a sum counts those shared subtrees once for each way there, so that a node whose few
+/// checks all transpose looks as hard to refute as a bushy one.
 #[inline]
 fn aggregate_or(children: &[Child]) -> (u32, u32, usize, u32, u32) {
     let (pn, best, second) = two_smallest(children, |c| c.v.pn);
-    let dn: u64 = children.iter().map(|c| c.v.dn as u64).sum();
     if pn == 0 {
         return (0, INF, best, second, 0);
     }
-    if dn == 0 {
+    let (mut max, mut open) = (0u32, 0u64);
+    for c in children.iter().filter(|c| c.v.dn != 0) {
+        max = max.max(c.v.dn);
+        open += 1;
+    }
+    if open == 0 {
         return (INF, 0, best, second, 0);
     }
-    (pn, dn.min(PN_MAX as u64) as u32, best, second, 0)
+    // The child's disproof number may grow until it alone would take the node's to the
+    // threshold: `max` stands for it in `child_threshold`.
+    let dn = (max as u64 + open - 1).min(PN_MAX as u64) as u32;
+    (pn, dn, best, second, max)
 }
 
 /// (pn, dn, index of the child to search, second-smallest dn, the share of the child to search
