@@ -8,7 +8,7 @@
 //! 1+epsilon trick (the second-best child's number times 1 + epsilon, plus one), so that the
 //! search does not bounce between two siblings of nearly equal value. Epsilon is 1/4 for the
 //! proof numbers of an attacker node's checks and 1/16 for the disproof numbers of a defender
-//! node's replies ([`OR_EPSILON`], [`AND_EPSILON`]).
+//! node's replies ([`OR_INVERSE_EPSILON`], [`AND_INVERSE_EPSILON`]).
 //!
 //! Refinements:
 //! - **Remaining depth.** Every call carries the plies left (`depth`); a proof records the length
@@ -82,12 +82,12 @@ fn material_salt(pos: &Position) -> u64 {
 }
 
 /// The inverse of epsilon in the 1+epsilon threshold of an attacker node's checks (their proof
-/// numbers): 4, epsilon 1/4.
-const OR_EPSILON: u64 = 4;
-/// The same for a defender node's replies (their disproof numbers): 16, epsilon 1/16, so that
+/// numbers): epsilon 1/4.
+const OR_INVERSE_EPSILON: u64 = 4;
+/// The same for a defender node's replies (their disproof numbers): epsilon 1/16, so that
 /// the search stays longer with the reply it tries to refute a check with. On the suite's long
 /// rows 28.1 M nodes against 37.4 M with 1/4 (docs/strength.md, 2026-12-02).
-const AND_EPSILON: u64 = 16;
+const AND_INVERSE_EPSILON: u64 = 16;
 
 /// `rep` of a result that rests on no repetition.
 const NO_REP: u16 = u16::MAX;
@@ -626,9 +626,9 @@ impl<'a> Search<'a> {
             }
             let c = children[best];
             let (cthpn, cthdn) = if or {
-                (thpn.min(widen(second, OR_EPSILON)), child_threshold(thdn, dn, share))
+                (thpn.min(widen(second, OR_INVERSE_EPSILON)), child_threshold(thdn, dn, share))
             } else {
-                (child_threshold(thpn, pn, share), thdn.min(widen(second, AND_EPSILON)))
+                (child_threshold(thpn, pn, share), thdn.min(widen(second, AND_INVERSE_EPSILON)))
             };
             self.pos.do_move(c.mv);
             self.path.push(c.key, c.hand);
@@ -802,8 +802,8 @@ fn aggregate_and(children: &[Child]) -> (u32, u32, usize, u32, u32) {
     (pn.min(PN_MAX as u64) as u32, dn, best, second, share)
 }
 
-/// The 1+epsilon threshold from the second-best child's number: `second * (1 + 1 / epsilon) +
-/// 1`, epsilon given as its inverse.
+/// The 1+epsilon threshold from the second-best child's number, epsilon given as its inverse:
+/// `second + second / inverse_epsilon + 1`.
 #[inline(always)]
 fn widen(second: u32, inverse_epsilon: u64) -> u32 {
     let s = second as u64;
