@@ -39,6 +39,16 @@
 //!   to the repeated position itself, the cycle lies wholly inside the node's own subtree, the
 //!   disproof holds from any history, and it is stored as final. Proofs never rest on
 //!   repetitions, so they are always stored.
+//! - **Disproofs that rest on the line, kept.** A depth-limited search (the rounds that establish
+//!   the shortest mate) also keeps such a disproof, in the table's part for them
+//!   ([`Table::store_rep`]), with the ply of the deepest repeated position above the node
+//!   (`rep_hi`, or the parent's ply where that is not known) and a hash of the line down to it.
+//!   A probe on a line that is the same down to that ply finds it again: all the repeated
+//!   positions it rests on lie above the node then too, so it holds. Without this, each visit
+//!   from above derived such a disproof anew, which was most of the work of Microcosmos's last
+//!   round (no mate of 1523 plies): 180 M nodes, now 0.1 M. The unlimited search that finds
+//!   the first mate does not keep them: it found its first proofs later with them
+//!   (docs/strength.md, 2026-12-02).
 
 use super::hand as hands;
 use super::movegen;
@@ -104,25 +114,28 @@ pub(crate) struct NodeValue {
     /// For a disproof resting on a repetition of the current line: the ply of the earliest
     /// repeated position that lies above the node; `NO_REP` otherwise.
     pub rep: u16,
+    /// With `rep`: a ply at or above the node's parent and at or below the deepest repeated
+    /// position the disproof rests on above the node (the line down to it keeps the disproof).
+    pub rep_hi: u16,
     /// The proving move (proven attacker nodes).
     pub best: Option<Move>,
 }
 
 impl NodeValue {
     fn unknown(pn: u32, dn: u32, hand: Hand) -> NodeValue {
-        NodeValue { pn, dn, hand, len: 0, rep: NO_REP, best: None }
+        NodeValue { pn, dn, hand, len: 0, rep: NO_REP, rep_hi: NO_REP, best: None }
     }
 
     fn proven(hand: Hand, len: u16, best: Option<Move>) -> NodeValue {
-        NodeValue { pn: 0, dn: INF, hand, len, rep: NO_REP, best }
+        NodeValue { pn: 0, dn: INF, hand, len, rep: NO_REP, rep_hi: NO_REP, best }
     }
 
     fn disproven(hand: Hand, len: u16, rep: u16) -> NodeValue {
-        NodeValue { pn: INF, dn: 0, hand, len, rep, best: None }
+        NodeValue { pn: INF, dn: 0, hand, len, rep, rep_hi: rep, best: None }
     }
 
     fn from_probe(p: Probe) -> NodeValue {
-        NodeValue { pn: p.pn, dn: p.dn, hand: p.hand, len: p.len, rep: NO_REP, best: p.best }
+        NodeValue { pn: p.pn, dn: p.dn, hand: p.hand, len: p.len, rep: NO_REP, rep_hi: NO_REP, best: p.best }
     }
 
     #[inline(always)]
@@ -174,6 +187,8 @@ pub(crate) struct Path {
     stack: Vec<(u64, Hand)>,
     /// How often each board key occurs on the stack.
     count: HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>,
+    /// By ply, a hash of the line from its first position down to that ply.
+    lines: Vec<u64>,
 }
 
 impl Path {
@@ -182,18 +197,29 @@ impl Path {
     }
 
     pub fn push(&mut self, key: u64, hand: Hand) {
+        let above = self.lines.last().copied().unwrap_or(0);
+        let line = (above.rotate_left(29) ^ key ^ u64::from(hand.bits()).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        self.lines.push(line);
         self.stack.push((key, hand));
         *self.count.entry(key).or_insert(0) += 1;
     }
 
     pub fn pop(&mut self) {
         let (key, _) = self.stack.pop().expect("a position on the path");
+        self.lines.pop();
         if let Some(n) = self.count.get_mut(&key) {
             *n -= 1;
             if *n == 0 {
                 self.count.remove(&key);
             }
         }
+    }
+
+    /// The hashes of the line by ply (see [`Table::probe_rep`]).
+    #[inline(always)]
+    pub fn lines(&self) -> &[u64] {
+        &self.lines
     }
 
     /// The ply of the deepest position on the line with this board and an attacker hand that
@@ -234,6 +260,10 @@ pub(crate) struct Search<'a> {
     /// number (set for unlimited searches: it finds first proofs faster, but slows down the
     /// exhaustive depth-limited searches that establish the shortest mate).
     count_replies: bool,
+    /// Keep disproofs that rest on the current line in the table's part for them, and use them
+    /// again while the line down to their repeated positions is the same (set for the
+    /// depth-limited searches; see the module docs).
+    line_disproofs: bool,
     pub path: Path,
     /// Per-ply child lists, reused.
     pool: Vec<Vec<Child>>,
@@ -260,6 +290,7 @@ impl<'a> Search<'a> {
             stop,
             aborted: false,
             count_replies: false,
+            line_disproofs: false,
             path: Path::default(),
             pool: Vec::new(),
             moves: Vec::with_capacity(crate::position::MAX_MOVES),
@@ -316,6 +347,7 @@ impl<'a> Search<'a> {
     pub fn run(&mut self, depth: u16) -> NodeValue {
         self.aborted = false;
         self.count_replies = depth >= MAX_DEPTH;
+        self.line_disproofs = !self.count_replies;
         self.poll();
         let key = self.key();
         let hand = self.attacker_hand();
@@ -442,6 +474,9 @@ impl<'a> Search<'a> {
         } else if v.dn == 0 {
             if v.rep == NO_REP {
                 self.tt.store_disproven(key, v.hand, v.len, amount);
+            } else if self.line_disproofs {
+                let line = self.path.lines()[v.rep_hi as usize];
+                self.tt.store_rep(key, v.hand, v.len, v.rep, v.rep_hi, line);
             }
         } else {
             self.tt.store_unknown(key, hand, v.pn, v.dn, amount);
@@ -559,7 +594,16 @@ impl<'a> Search<'a> {
             } else {
                 let p = self.tt.probe(ckey, chand, child_depth, 1, 1);
                 c.v = NodeValue::from_probe(p);
-                if !p.found && !or {
+                let rep = if self.line_disproofs && p.pn != 0 && p.dn != 0 {
+                    self.tt.probe_rep(ckey, chand, child_depth, self.path.lines())
+                } else {
+                    None
+                };
+                if let Some(r) = rep {
+                    // A disproof found before on this line, resting on it.
+                    c.v = NodeValue { rep_hi: r.hi, ..NodeValue::disproven(r.hand, r.len, r.lo) };
+                    c.sticky = true;
+                } else if !p.found && !or {
                     // A new attacker node: look for a mate in one right away.
                     self.pos.do_move(m);
                     self.count_node();
@@ -654,9 +698,16 @@ impl<'a> Search<'a> {
         } else {
             NodeValue::unknown(pn, dn, hand)
         };
-        if v.dn == 0 && v.rep != NO_REP && v.rep >= ply {
-            // The repeated position is this one or below it: the cycle lies within this subtree.
-            v.rep = NO_REP;
+        if v.dn == 0 && v.rep != NO_REP {
+            if v.rep >= ply {
+                // The repeated positions are this one or below it: the cycles lie within this
+                // subtree.
+                v.rep = NO_REP;
+                v.rep_hi = NO_REP;
+            } else {
+                // Those at this ply or below no longer count.
+                v.rep_hi = v.rep_hi.min(ply - 1);
+            }
         }
         let amount = (self.nodes - start).min(u32::MAX as u64) as u32;
         self.store(key, hand, &v, amount);
@@ -686,18 +737,25 @@ impl<'a> Search<'a> {
     fn or_disproof(&self, children: &[Child], hand: Hand) -> NodeValue {
         let mut d = hands::full();
         let mut len = UNLIMITED;
-        let mut rep = NO_REP;
+        let (mut rep, mut rep_hi) = (NO_REP, 0);
         for c in children {
             d = hands::min(d, self.hand_before_attack(c.v.hand, c.mv));
             len = len.min(c.v.len.saturating_add(1));
-            rep = rep.min(c.v.rep);
+            if c.v.rep != NO_REP {
+                rep = rep.min(c.v.rep);
+                rep_hi = rep_hi.max(c.v.rep_hi);
+            }
         }
         for pt in PieceType::HAND {
             if !hand.has(pt) {
                 d = hands::with(d, pt, 0);
             }
         }
-        NodeValue::disproven(d, len, rep)
+        let mut v = NodeValue::disproven(d, len, rep);
+        if rep != NO_REP {
+            v.rep_hi = rep_hi;
+        }
+        v
     }
 }
 
@@ -715,7 +773,7 @@ fn and_disproof(children: &[Child], hand: Hand) -> NodeValue {
         let pt = c.mv.dropped_piece();
         d = hands::with(d, pt, d.count(pt).min(hand.count(pt)));
     }
-    NodeValue::disproven(d, c.v.len.saturating_add(1), c.v.rep)
+    NodeValue { rep_hi: c.v.rep_hi, ..NodeValue::disproven(d, c.v.len.saturating_add(1), c.v.rep) }
 }
 
 /// The smallest `key` of the children, the index of the first child with it, and the second

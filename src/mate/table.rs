@@ -31,6 +31,13 @@
 //! back). Every entry removed is an estimate or a result the search can establish again, so a
 //! smaller table changes the time a problem takes, never the answer.
 //!
+//! # Disproofs that rest on the line
+//! A disproof found on a line that it cycles back to holds only where those positions lie above
+//! the node (see `dfpn.rs`). A [`REP_SHARE`]th of the memory keeps such disproofs apart, one per
+//! board key (the newest wins, nothing else is evicted for them), each with the plies of the
+//! repeated positions it rests on and a hash of the line down to the deepest of them; a probe
+//! finds it only from a line that is the same down to there.
+//!
 //! Only the search thread touches the table, so there is no synchronisation.
 
 use crate::types::{Hand, Move};
@@ -48,6 +55,10 @@ pub(crate) const WAYS: usize = 4;
 pub(crate) const GC_HIGH_PERMILLE: usize = 875;
 /// ... and frees entries until at most this many permille are.
 pub(crate) const GC_LOW_PERMILLE: usize = 500;
+/// The share of the memory for disproofs that rest on the current line: one part in this many
+/// (4 MiB of the default 256; a sixteenth measured worse on Microcosmos, 230.5 M nodes against
+/// 217.0 M, docs/strength.md).
+const REP_SHARE: usize = 64;
 /// Buckets of work, by bit length (0 to 32): the unit of a collection's threshold.
 const BUCKETS: usize = 33;
 
@@ -76,6 +87,37 @@ const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 #[repr(C, align(128))]
 struct Cluster([Entry; WAYS]);
 
+/// A disproof that rests on positions of the line it was found on (see `dfpn.rs`): it holds
+/// again wherever the line down to its deepest such position is the same.
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct RepEntry {
+    /// Board key; meaningful only when `used`.
+    key: u64,
+    /// The hash of the line from the root down to ply `hi` when the disproof was found.
+    line: u64,
+    /// The disproof hand.
+    hand: Hand,
+    /// Depth of validity.
+    len: u16,
+    /// The plies of the shallowest and the deepest repeated positions the disproof rests on.
+    lo: u16,
+    hi: u16,
+    used: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<RepEntry>() == 32);
+
+/// What [`Table::probe_rep`] found: a disproof hand, its depth of validity, and the plies of the
+/// shallowest and deepest repeated positions it rests on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RepProbe {
+    pub hand: Hand,
+    pub len: u16,
+    pub lo: u16,
+    pub hi: u16,
+}
+
 /// How a final result to be stored relates to an entry of the same board key (see
 /// [`Table::store_final`]).
 enum Overlap {
@@ -103,6 +145,9 @@ pub(crate) struct Probe {
 
 pub(crate) struct Table {
     clusters: Vec<Cluster>,
+    /// Disproofs resting on the current line, one slot per board key (the newest wins): a
+    /// [`REP_SHARE`]th of the table's memory.
+    reps: Vec<RepEntry>,
     /// Entries in use.
     used: usize,
     /// A collection starts when `used` reaches this.
@@ -123,18 +168,25 @@ impl Table {
     /// A table of about `mb` mebibytes (at least one cluster), or `None` when the allocator
     /// refuses that much memory.
     pub fn try_new(mb: usize) -> Option<Table> {
-        let n = (mb.saturating_mul(1 << 20) / std::mem::size_of::<Cluster>()).max(1);
+        let bytes = mb.saturating_mul(1 << 20);
+        let rep_bytes = bytes / REP_SHARE;
+        let n = ((bytes - rep_bytes) / std::mem::size_of::<Cluster>()).max(1);
+        let r = (rep_bytes / std::mem::size_of::<RepEntry>()).max(1);
+        let mut reps = Vec::new();
+        reps.try_reserve_exact(r).ok()?;
+        reps.resize(r, RepEntry::default());
         let mut clusters = Vec::new();
         clusters.try_reserve_exact(n).ok()?;
         // Advise before the first write, so that the pages are backed huge from the start.
         advise_huge_pages(clusters.spare_capacity_mut());
         clusters.resize(n, Cluster::default());
         let high = (n * WAYS * GC_HIGH_PERMILLE / 1000).max(1);
-        Some(Table { clusters, used: 0, high, generation: 0, collections: 0 })
+        Some(Table { clusters, reps, used: 0, high, generation: 0, collections: 0 })
     }
 
     pub fn clear(&mut self) {
         self.clusters.fill(Cluster::default());
+        self.reps.fill(RepEntry::default());
         self.used = 0;
         self.generation = 0;
         self.collections = 0;
@@ -380,6 +432,32 @@ impl Table {
         self.put(i, way, Entry { amount, ..new });
     }
 
+    #[inline(always)]
+    fn rep_index(&self, key: u64) -> usize {
+        ((key.rotate_left(32) as u128 * self.reps.len() as u128) >> 64) as usize
+    }
+
+    /// Stores a disproof of board `key` resting on repeated positions at plies `lo` to `hi` of
+    /// the current line, whose hash down to ply `hi` is `line`: no mate within `len` plies with
+    /// any hand that `hand` dominates, from any line that is the same down to ply `hi`.
+    pub fn store_rep(&mut self, key: u64, hand: Hand, len: u16, lo: u16, hi: u16, line: u64) {
+        let i = self.rep_index(key);
+        self.reps[i] = RepEntry { key, line, hand, len, lo, hi, used: true };
+    }
+
+    /// The disproof [`Table::store_rep`] stored for board `key`, if it holds for `hand` at
+    /// remaining depth `depth` on the current line, whose hashes by ply are `lines`.
+    #[inline]
+    pub fn probe_rep(&self, key: u64, hand: Hand, depth: u16, lines: &[u64]) -> Option<RepProbe> {
+        let e = &self.reps[self.rep_index(key)];
+        (e.used
+            && e.key == key
+            && e.hand.dominates(hand)
+            && e.len >= depth
+            && lines.get(e.hi as usize) == Some(&e.line))
+        .then_some(RepProbe { hand: e.hand, len: e.len, lo: e.lo, hi: e.hi })
+    }
+
     /// Permille of the entries in use (for `info hashfull`; at most [`GC_HIGH_PERMILLE`]).
     pub fn hashfull(&self) -> usize {
         self.used * 1000 / self.capacity()
@@ -444,6 +522,31 @@ mod tests {
         assert_eq!(t.probe(k, hand(2, 1), 9, 1, 1).len, 3);
         t.clear();
         assert!(!t.probe(k, hand(2, 1), 9, 1, 1).found);
+    }
+
+    /// A disproof resting on the line holds for the hands it covers, up to its depth, and only
+    /// while the line down to its deepest repeated position is the one it was found on.
+    #[test]
+    fn line_disproofs() {
+        let mut t = Table::try_new(1).expect("1 MiB");
+        let k = 0x0fed_cba9_8765_4321;
+        let lines = [11u64, 22, 33, 44];
+        t.store_rep(k, hand(2, 0), 9, 1, 2, lines[2]);
+        let r = t.probe_rep(k, hand(1, 0), 9, &lines).expect("the same line");
+        assert_eq!((r.hand, r.len, r.lo, r.hi), (hand(2, 0), 9, 1, 2));
+        // Another line below ply 2 keeps it; another line down to ply 2 does not.
+        assert!(t.probe_rep(k, hand(2, 0), 5, &[11, 22, 33, 99, 98]).is_some());
+        assert!(t.probe_rep(k, hand(2, 0), 5, &[11, 22, 34, 44]).is_none());
+        assert!(t.probe_rep(k, hand(2, 0), 5, &[11, 22]).is_none());
+        // A richer hand, a deeper search or another board is not covered.
+        assert!(t.probe_rep(k, hand(3, 0), 9, &lines).is_none());
+        assert!(t.probe_rep(k, hand(0, 1), 9, &lines).is_none());
+        assert!(t.probe_rep(k, hand(2, 0), 10, &lines).is_none());
+        assert!(t.probe_rep(k ^ 1 << 40, hand(2, 0), 9, &lines).is_none());
+        // The ordinary entries do not see it.
+        assert!(!t.probe(k, hand(1, 0), 9, 1, 1).found);
+        t.clear();
+        assert!(t.probe_rep(k, hand(1, 0), 9, &lines).is_none());
     }
 
     /// Far more entries than the table holds: it stays below its high mark, collects, keeps the
