@@ -158,8 +158,6 @@ struct Child {
     /// Attacker's hand after the move.
     hand: Hand,
     v: NodeValue,
-    /// The value rests on a repetition of the current line: keep it, do not re-read the table.
-    sticky: bool,
 }
 
 /// Zobrist keys are already uniformly distributed: hash them as they are.
@@ -575,13 +573,7 @@ impl<'a> Search<'a> {
             let ckey = self.key_after(m);
             let chand = if or { self.hand_after_attack(hand, m) } else { hand };
             touched ^= self.tt.touch(ckey);
-            children.push(Child {
-                mv: m,
-                key: ckey,
-                hand: chand,
-                v: NodeValue::unknown(1, 1, chand),
-                sticky: false,
-            });
+            children.push(Child { mv: m, key: ckey, hand: chand, v: NodeValue::unknown(1, 1, chand) });
         }
         std::hint::black_box(touched);
         let mut n = 0;
@@ -590,7 +582,6 @@ impl<'a> Search<'a> {
             let (m, ckey, chand) = (c.mv, c.key, c.hand);
             if let Some(rp) = self.path.repeats(ckey, chand) {
                 c.v = NodeValue::disproven(chand, UNLIMITED, rp);
-                c.sticky = true;
             } else {
                 let p = self.tt.probe(ckey, chand, child_depth, 1, 1);
                 c.v = NodeValue::from_probe(p);
@@ -602,7 +593,6 @@ impl<'a> Search<'a> {
                 if let Some(r) = rep {
                     // A disproof found before on this line, resting on it.
                     c.v = NodeValue { rep_hi: r.hi, ..NodeValue::disproven(r.hand, r.len, r.lo) };
-                    c.sticky = true;
                 } else if !p.found && !or {
                     // A new attacker node: look for a mate in one right away.
                     self.pos.do_move(m);
@@ -680,7 +670,6 @@ impl<'a> Search<'a> {
             self.path.pop();
             self.pos.undo_move(c.mv);
             children[best].v = v;
-            children[best].sticky = v.dn == 0 && v.rep != NO_REP;
         };
 
         let mut v = if pn == 0 {
@@ -737,13 +726,14 @@ impl<'a> Search<'a> {
     fn or_disproof(&self, children: &[Child], hand: Hand) -> NodeValue {
         let mut d = hands::full();
         let mut len = UNLIMITED;
-        let (mut rep, mut rep_hi) = (NO_REP, 0);
+        // The repeated positions of all the checks' disproofs: the shallowest and the deepest.
+        let (mut rep, mut rep_hi) = (NO_REP, NO_REP);
         for c in children {
             d = hands::min(d, self.hand_before_attack(c.v.hand, c.mv));
             len = len.min(c.v.len.saturating_add(1));
             if c.v.rep != NO_REP {
                 rep = rep.min(c.v.rep);
-                rep_hi = rep_hi.max(c.v.rep_hi);
+                rep_hi = if rep_hi == NO_REP { c.v.rep_hi } else { rep_hi.max(c.v.rep_hi) };
             }
         }
         for pt in PieceType::HAND {
@@ -751,11 +741,7 @@ impl<'a> Search<'a> {
                 d = hands::with(d, pt, 0);
             }
         }
-        let mut v = NodeValue::disproven(d, len, rep);
-        if rep != NO_REP {
-            v.rep_hi = rep_hi;
-        }
-        v
+        NodeValue { rep_hi, ..NodeValue::disproven(d, len, rep) }
     }
 }
 
