@@ -24,7 +24,7 @@ use crate::types::Move;
 
 /// Lowers the proven mate length `len` of the current position while the budget lasts. Returns
 /// the length and whether it is proven to be the shortest.
-pub(crate) fn shorten(s: &mut Search, mut len: u16) -> (u16, bool) {
+pub(crate) fn shorten(s: &mut Search, len: u16) -> (u16, bool) {
     // The pass gets half of what is left, so that the rounds at the root still run when it
     // cannot finish (they then start from what it found).
     let budget = s.budget;
@@ -39,47 +39,42 @@ pub(crate) fn shorten(s: &mut Search, mut len: u16) -> (u16, bool) {
         suffixes(s, len, &line);
     }
     s.budget = budget;
+    rounds(s, len)
+}
+
+/// Depth-limited searches of the current position for a mate two plies under the shortest one
+/// known (`len`), until one fails: the shortest length found, and whether it is proven the
+/// shortest (false: the budget ran out).
+fn rounds(s: &mut Search, mut len: u16) -> (u16, bool) {
     while len > 1 {
         let v = s.run(len - 2);
         if v.is_proven() {
             debug_assert!(v.len <= len - 2);
             len = v.len;
-        } else if v.is_disproven() {
-            return (len, true);
         } else {
-            return (len, false);
+            return (len, v.is_disproven());
         }
     }
     (len, true)
 }
 
-/// The rounds of [`shorten`] at each attacker node of `line` (a mate of the current position
-/// within `len` plies) below the current position, from the deepest up: the shortest mate of
-/// each from there, given the line above it, until the budget runs out.
+/// The [`rounds`] at each attacker node of `line` (a mate of the current position within `len`
+/// plies) below the current position, from the deepest up: the shortest mate of each from
+/// there, given the line above it, until the budget runs out.
 fn suffixes(s: &mut Search, len: u16, line: &[Move]) {
     for &m in line {
         let (key, hand) = (s.key(), s.attacker_hand());
         s.path.push(key, hand);
         s.pos.do_move(m);
     }
-    let mut done = true;
+    let mut budget_left = true;
     // Plies from the current position; the attacker moves at the even ones.
     for ply in (0..line.len()).rev() {
         s.pos.undo_move(line[ply]);
         s.path.pop();
-        if !done || ply == 0 || !ply.is_multiple_of(2) {
-            continue;
-        }
-        // The line's remaining plies bound the mate here; the table may know a shorter one.
-        let mut bound = len - ply as u16;
-        while bound > 1 {
-            let v = s.run(bound - 2);
-            if v.is_proven() {
-                bound = v.len;
-            } else {
-                done = v.is_disproven();
-                break;
-            }
+        if budget_left && ply > 0 && ply.is_multiple_of(2) {
+            // The line's remaining plies bound the mate here; the table may know a shorter one.
+            budget_left = rounds(s, len - ply as u16).1;
         }
     }
 }
