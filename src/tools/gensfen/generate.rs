@@ -36,7 +36,7 @@ pub struct GenConfig {
     pub random_plies: usize,
     pub play: PlayConfig,
     pub hash_mb: usize,
-    /// An NNUE net with its FV_SCALE, else the linear evaluation.
+    /// An NNUE net with its FV_SCALE, else the net embedded in the binary.
     pub network: Option<(Arc<Network>, i32)>,
     /// How the evaluation is named in the header.
     pub eval_id: String,

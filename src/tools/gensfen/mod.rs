@@ -91,7 +91,7 @@ pub struct GenerateArgs {
     /// Hash table per game thread, MB.
     #[arg(long, default_value_t = 16)]
     pub hash: usize,
-    /// NNUE file to play with (default: the linear evaluation).
+    /// NNUE file to play with (default: the net embedded in the binary).
     #[arg(long)]
     pub eval_file: Option<PathBuf>,
     #[arg(long, default_value_t = 16)]

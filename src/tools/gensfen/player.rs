@@ -80,7 +80,7 @@ pub struct Player {
 
 impl Player {
     /// A player with a `hash_mb` table, evaluating with `network` (an NNUE net and its
-    /// FV_SCALE) or the linear evaluation.
+    /// FV_SCALE) or else the embedded net (`EvalType`'s default).
     pub fn new(hash_mb: usize, network: Option<&(Arc<Network>, i32)>) -> Player {
         let mut pool = ThreadPool::new(1);
         if let Some((net, fv_scale)) = network {
