@@ -28,6 +28,16 @@
 //!   one square count once in a defender node's proof number (`aggregate_and`), and an attacker
 //!   node's disproof number is the largest of its checks' plus one for each other check, not
 //!   their sum (`aggregate_or`).
+//! - **Delayed expansion.** A defender node expands the interposing drops on one square one at
+//!   a time, the next once the one before it is proven ([`link_drops`]), and an attacker node
+//!   the non-promotion of a pawn, bishop or rook once the promotion is disproven
+//!   ([`Search::link_promotions`]): the later moves are usually settled the same way, often by
+//!   the table's hand superiority at once. In an unlimited search a defender node with drops
+//!   still waiting counts one more in its proof number.
+//! - **Sacrifices.** An attacker node weighs the proof number of a drop that the king can
+//!   simply take ([`Search::is_sacrifice`]) by half as much again plus four
+//!   ([`or_pn`]), so that it tries the checks that keep their piece first: against a bare king,
+//!   the attacker's checks are mostly such drops.
 //! - **Repetitions.** A child that repeats a position of the current line, or has the same board
 //!   as one with the attacker holding no less in hand, is disproven: a mate exists only if one
 //!   without such a cycle does (the cycle can be cut out of any proof), and perpetual check loses
@@ -99,6 +109,16 @@ const OR_INVERSE_EPSILON: u64 = 4;
 /// rows 28.1 M nodes against 37.4 M with 1/4 (docs/strength.md, 2026-12-02).
 const AND_INVERSE_EPSILON: u64 = 16;
 
+/// An attacker node weighs the proof number of a sacrifice (a drop next to the defender's king
+/// that no other attacker piece covers) by this many percent more...
+const SACRIFICE_PERCENT: u64 = 50;
+/// ... plus this: such a drop gives the king a free capture and the attacker a piece less, so it
+/// is tried after the checks of equal numbers. Against a bare king most checks are such drops:
+/// on the bare-king ladder of docs/strength.md (2026-12-05) the first proofs of 14 positions took
+/// 23.4 M nodes with these weights; without, 34.2 M for 12 of them and none for the other two
+/// within 30 M each (of 25/2, 50/4 and 100/8, 50/4 was best).
+const SACRIFICE_ADD: u32 = 4;
+
 /// `rep` of a result that rests on no repetition.
 const NO_REP: u16 = u16::MAX;
 
@@ -158,7 +178,18 @@ struct Child {
     /// Attacker's hand after the move.
     hand: Hand,
     v: NodeValue,
+    /// The move expanded once this one is resolved (see [`link_drops`] and
+    /// [`Search::link_promotions`]), if any.
+    next: u16,
+    /// Not expanded yet: it waits for the move whose `next` it is.
+    delayed: bool,
+    /// At an attacker node: a drop the king can take (see [`Search::is_sacrifice`]), whose proof
+    /// number counts more (see [`or_pn`]).
+    sacrifice: bool,
 }
+
+/// No next sibling (see [`Child::next`]).
+const NO_NEXT: u16 = u16::MAX;
 
 /// Zobrist keys are already uniformly distributed: hash them as they are.
 #[derive(Default)]
@@ -481,6 +512,117 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// At an attacker node: whether check `m` is a sacrifice, a drop next to the defender's
+    /// king on a square no other attacker piece covers, so that the king can simply take it.
+    fn is_sacrifice(&self, m: Move) -> bool {
+        if !m.is_drop() {
+            return false;
+        }
+        let Some(k) = self.pos.king_square(!self.attacker) else { return false };
+        let to = m.to();
+        if !attacks::king(k).contains(to) {
+            return false;
+        }
+        let occ = self.pos.occupied() | crate::bitboard::Bitboard::from_square(to);
+        self.pos.attackers_to(self.attacker, to, occ).is_empty()
+    }
+
+    /// At an attacker node: delays the non-promotion of a pawn, bishop or rook (or of a lance to
+    /// the second rank, where it could still move) until the promotion of the same move is
+    /// disproven. The non-promotion is rarely better (pawn-drop mate aside), and the node is
+    /// disproven only when both are, so this too changes the order of the search, not its
+    /// result.
+    fn link_promotions(&self, children: &mut [Child]) {
+        // The generator emits a piece's promotions before its non-promotions.
+        let mut promotion = [NO_NEXT; crate::types::Square::NUM];
+        for i in 0..children.len() {
+            let MoveKind::Normal { from, to, promote } = children[i].mv.kind() else { continue };
+            if promote {
+                promotion[to.index()] = i as u16;
+                continue;
+            }
+            let j = promotion[to.index()];
+            if j == NO_NEXT || children[j as usize].mv.from() != from {
+                continue;
+            }
+            let Some(pc) = self.pos.piece_on(from) else { continue };
+            let delay = match pc.piece_type() {
+                PieceType::Pawn | PieceType::Bishop | PieceType::Rook => true,
+                PieceType::Lance => to.relative_rank(self.attacker) == 1,
+                _ => false,
+            };
+            if delay {
+                children[j as usize].next = i as u16;
+                children[i].delayed = true;
+            }
+        }
+    }
+
+    /// Reads what the path and the table know of child `c` of the current node (with
+    /// `child_depth` plies left below it), expanding a new one for its initial numbers.
+    fn init_child(&mut self, c: &mut Child, or: bool, child_depth: u16) {
+        let (m, ckey, chand) = (c.mv, c.key, c.hand);
+        if let Some(rp) = self.path.repeats(ckey, chand) {
+            c.v = NodeValue::disproven(chand, UNLIMITED, rp);
+        } else {
+            let p = self.tt.probe(ckey, chand, child_depth, 1, 1);
+            c.v = NodeValue::from_probe(p);
+            let rep = if self.line_disproofs && p.pn != 0 && p.dn != 0 {
+                self.tt.probe_rep(ckey, chand, child_depth, self.path.lines())
+            } else {
+                None
+            };
+            if let Some(r) = rep {
+                // A disproof found before on this line, resting on it.
+                c.v = NodeValue { rep_hi: r.hi, ..NodeValue::disproven(r.hand, r.len, r.lo) };
+            } else if !p.found && !or {
+                // A new attacker node: look for a mate in one right away.
+                self.pos.do_move(m);
+                self.count_node();
+                if let Some(m1) = self.pos.mate_in_one() {
+                    c.v = self.mate_in_one_value(m1);
+                    self.tt.store_proven(ckey, c.v.hand, 1, Some(m1), 1);
+                } else if child_depth == 1 {
+                    c.v = NodeValue::disproven(chand, 1, NO_REP);
+                    self.tt.store_disproven(ckey, chand, 1, 1);
+                } else {
+                    // Its checks are what a disproof must refute: as many as its initial
+                    // disproof number, so that the defender tries first the reply that
+                    // leaves the fewest.
+                    self.replies.clear();
+                    movegen::checks(&self.pos, &mut self.replies);
+                    let dn = (self.replies.len() as u32).max(1);
+                    c.v = NodeValue::unknown(1, dn, chand);
+                    self.tt.store_unknown(ckey, chand, 1, dn, 0);
+                }
+                self.pos.undo_move(m);
+            } else if !p.found && self.count_replies {
+                // A new defender node: the more squares its replies go to, the harder it
+                // seems to mate (a df-pn+ style initial proof number).
+                self.pos.do_move(m);
+                self.count_node();
+                let mut replies = std::mem::take(&mut self.replies);
+                replies.clear();
+                movegen::all_legal(&self.pos, &mut replies);
+                if replies.is_empty() {
+                    let p = self.interposition_hand();
+                    c.v = NodeValue::proven(p, 0, None);
+                    self.tt.store_proven(ckey, p, 0, None, 1);
+                } else {
+                    let mut targets = crate::bitboard::Bitboard::EMPTY;
+                    for r in &replies {
+                        targets.set(r.to());
+                    }
+                    let pn = targets.count();
+                    c.v = NodeValue::unknown(pn, 1, chand);
+                    self.tt.store_unknown(ckey, chand, pn, 1, 0);
+                }
+                self.replies = replies;
+                self.pos.undo_move(m);
+            }
+        }
+    }
+
     /// Searches the current node (at `ply`, already on the path) until its proof number reaches
     /// `thpn`, its disproof number `thdn`, or it is resolved; stores and returns its value.
     fn mid(&mut self, ply: u16, depth: u16, thpn: u32, thdn: u32) -> NodeValue {
@@ -573,78 +715,38 @@ impl<'a> Search<'a> {
             let ckey = self.key_after(m);
             let chand = if or { self.hand_after_attack(hand, m) } else { hand };
             touched ^= self.tt.touch(ckey);
-            children.push(Child { mv: m, key: ckey, hand: chand, v: NodeValue::unknown(1, 1, chand) });
+            children.push(Child {
+                mv: m,
+                key: ckey,
+                hand: chand,
+                v: NodeValue::unknown(1, 1, chand),
+                next: NO_NEXT,
+                delayed: false,
+                sacrifice: or && self.is_sacrifice(m),
+            });
         }
         std::hint::black_box(touched);
+        if or {
+            self.link_promotions(&mut children);
+        } else {
+            link_drops(&mut children);
+        }
         let mut n = 0;
         while n < children.len() {
-            let mut c = children[n];
-            let (m, ckey, chand) = (c.mv, c.key, c.hand);
-            if let Some(rp) = self.path.repeats(ckey, chand) {
-                c.v = NodeValue::disproven(chand, UNLIMITED, rp);
-            } else {
-                let p = self.tt.probe(ckey, chand, child_depth, 1, 1);
-                c.v = NodeValue::from_probe(p);
-                let rep = if self.line_disproofs && p.pn != 0 && p.dn != 0 {
-                    self.tt.probe_rep(ckey, chand, child_depth, self.path.lines())
-                } else {
-                    None
-                };
-                if let Some(r) = rep {
-                    // A disproof found before on this line, resting on it.
-                    c.v = NodeValue { rep_hi: r.hi, ..NodeValue::disproven(r.hand, r.len, r.lo) };
-                } else if !p.found && !or {
-                    // A new attacker node: look for a mate in one right away.
-                    self.pos.do_move(m);
-                    self.count_node();
-                    if let Some(m1) = self.pos.mate_in_one() {
-                        c.v = self.mate_in_one_value(m1);
-                        self.tt.store_proven(ckey, c.v.hand, 1, Some(m1), 1);
-                    } else if child_depth == 1 {
-                        c.v = NodeValue::disproven(chand, 1, NO_REP);
-                        self.tt.store_disproven(ckey, chand, 1, 1);
-                    } else {
-                        // Its checks are what a disproof must refute: as many as its initial
-                        // disproof number, so that the defender tries first the reply that
-                        // leaves the fewest.
-                        self.replies.clear();
-                        movegen::checks(&self.pos, &mut self.replies);
-                        let dn = (self.replies.len() as u32).max(1);
-                        c.v = NodeValue::unknown(1, dn, chand);
-                        self.tt.store_unknown(ckey, chand, 1, dn, 0);
-                    }
-                    self.pos.undo_move(m);
-                } else if !p.found && self.count_replies {
-                    // A new defender node: the more squares its replies go to, the harder it
-                    // seems to mate (a df-pn+ style initial proof number).
-                    self.pos.do_move(m);
-                    self.count_node();
-                    let mut replies = std::mem::take(&mut self.replies);
-                    replies.clear();
-                    movegen::all_legal(&self.pos, &mut replies);
-                    if replies.is_empty() {
-                        let p = self.interposition_hand();
-                        c.v = NodeValue::proven(p, 0, None);
-                        self.tt.store_proven(ckey, p, 0, None, 1);
-                    } else {
-                        let mut targets = crate::bitboard::Bitboard::EMPTY;
-                        for r in &replies {
-                            targets.set(r.to());
-                        }
-                        let pn = targets.count();
-                        c.v = NodeValue::unknown(pn, 1, chand);
-                        self.tt.store_unknown(ckey, chand, pn, 1, 0);
-                    }
-                    self.replies = replies;
-                    self.pos.undo_move(m);
+            if !children[n].delayed {
+                let mut c = children[n];
+                self.init_child(&mut c, or, child_depth);
+                if c.next != NO_NEXT && releases(&c.v, or) {
+                    children[c.next as usize].delayed = false;
+                }
+                children[n] = c;
+                if !or && c.v.is_disproven() {
+                    // One refutation is enough.
+                    n += 1;
+                    break;
                 }
             }
-            children[n] = c;
             n += 1;
-            if !or && c.v.is_disproven() {
-                // One refutation is enough.
-                break;
-            }
         }
         children.truncate(n);
         self.moves = moves;
@@ -654,13 +756,14 @@ impl<'a> Search<'a> {
         // transpositions change elsewhere is seen when this node is expanded again).
         let (pn, dn) = loop {
             let (pn, dn, best, second, share) =
-                if or { aggregate_or(&children) } else { aggregate_and(&children) };
+                if or { aggregate_or(&children) } else { aggregate_and(&children, self.count_replies) };
             if pn == 0 || dn == 0 || pn >= thpn || dn >= thdn || self.aborted {
                 break (pn, dn);
             }
             let c = children[best];
             let (cthpn, cthdn) = if or {
-                (thpn.min(widen(second, OR_INVERSE_EPSILON)), child_threshold(thdn, dn, share))
+                let th = thpn.min(widen(second, OR_INVERSE_EPSILON));
+                (if c.sacrifice { sacrifice_threshold(th) } else { th }, child_threshold(thdn, dn, share))
             } else {
                 (child_threshold(thpn, pn, share), thdn.min(widen(second, AND_INVERSE_EPSILON)))
             };
@@ -670,6 +773,20 @@ impl<'a> Search<'a> {
             self.path.pop();
             self.pos.undo_move(c.mv);
             children[best].v = v;
+            if releases(&v, or) {
+                // Expand the moves that waited for it (as many as the table resolves at once).
+                let mut next = c.next;
+                while next != NO_NEXT {
+                    let mut d = children[next as usize];
+                    d.delayed = false;
+                    self.init_child(&mut d, or, child_depth);
+                    children[next as usize] = d;
+                    if !releases(&d.v, or) {
+                        break;
+                    }
+                    next = d.next;
+                }
+            }
         };
 
         let mut v = if pn == 0 {
@@ -762,6 +879,66 @@ fn and_disproof(children: &[Child], hand: Hand) -> NodeValue {
     NodeValue { rep_hi: c.v.rep_hi, ..NodeValue::disproven(d, c.v.len.saturating_add(1), c.v.rep) }
 }
 
+/// Whether a child's value lets the move waiting for it (its `next`) be expanded: at a defender
+/// node once it is proven, at an attacker node once it is disproven.
+#[inline(always)]
+fn releases(v: &NodeValue, or: bool) -> bool {
+    if or {
+        v.is_disproven()
+    } else {
+        v.is_proven()
+    }
+}
+
+/// At a defender node: chains the drops on each square, in the generator's order (pawn, lance,
+/// knight, silver, gold, bishop, rook), and delays all but the first of each chain. A delayed
+/// drop is expanded once the one before it is proven (`mid`): interpositions on one square are
+/// usually refuted the same way, and once one is proven the table's hand superiority often
+/// proves the next at once. The node is proven only when every drop is, so this changes the
+/// order of the search, not its result. Against a bare king, whose defender holds nearly every
+/// piece, this is most of the gain of the 2026-12-05 entry in docs/strength.md.
+fn link_drops(children: &mut [Child]) {
+    let mut last = [NO_NEXT; crate::types::Square::NUM];
+    for i in 0..children.len() {
+        let m = children[i].mv;
+        if !m.is_drop() {
+            continue;
+        }
+        let to = m.to().index();
+        if last[to] != NO_NEXT {
+            children[last[to] as usize].next = i as u16;
+            children[i].delayed = true;
+        }
+        last[to] = i as u16;
+    }
+}
+
+/// An attacker node's child's proof number as the node sees it: a sacrifice's (see
+/// [`Search::is_sacrifice`]) counts [`SACRIFICE_PERCENT`] more, plus [`SACRIFICE_ADD`]; a delayed
+/// move's is infinite (it is not searched until it is expanded).
+#[inline(always)]
+fn or_pn(c: &Child) -> u32 {
+    if c.delayed {
+        INF
+    } else if c.sacrifice && c.v.pn != 0 && c.v.pn != INF {
+        let pn = c.v.pn as u64;
+        (pn + pn * SACRIFICE_PERCENT / 100 + SACRIFICE_ADD as u64).min(PN_MAX as u64) as u32
+    } else {
+        c.v.pn
+    }
+}
+
+/// The proof-number threshold of a sacrifice from the one its weighted number (`or_pn`) gets:
+/// the smallest proof number at which the weighted one reaches `th`.
+#[inline(always)]
+fn sacrifice_threshold(th: u32) -> u32 {
+    if th == INF {
+        INF
+    } else {
+        ((th.saturating_sub(SACRIFICE_ADD) as u64 * 100).div_ceil(100 + SACRIFICE_PERCENT)) as u32
+    }
+}
+
 /// The smallest `key` of the children, the index of the first child with it, and the second
 /// smallest (`INF` where there are fewer than two children).
 #[inline(always)]
@@ -789,12 +966,12 @@ fn two_smallest(children: &[Child], key: impl Fn(&Child) -> u32) -> (u32, usize,
 /// checks all transpose looks as hard to refute as a bushy one.
 #[inline]
 fn aggregate_or(children: &[Child]) -> (u32, u32, usize, u32, u32) {
-    let (pn, best, second) = two_smallest(children, |c| c.v.pn);
+    let (pn, best, second) = two_smallest(children, or_pn);
     if pn == 0 {
         return (0, INF, best, second, 0);
     }
     let (mut max, mut open) = (0u32, 0u64);
-    for c in children.iter().filter(|c| c.v.dn != 0) {
+    for c in children.iter().filter(|c| c.v.dn != 0 && !c.delayed) {
         max = max.max(c.v.dn);
         open += 1;
     }
@@ -814,20 +991,28 @@ fn aggregate_or(children: &[Child]) -> (u32, u32, usize, u32, u32) {
 /// square together) are counted once, at the largest proof number among them: such
 /// interpositions are usually refuted the same way, and summing them makes a check that allows
 /// them look far harder than it is. (Grouping the pawn, lance and knight drops too, by sorting,
-/// measured worse on the long problems.)
+/// measured worse on the long problems.) Delayed drops (see [`link_drops`]) count nothing
+/// themselves; in an unlimited search (`unlimited`), a node with any adds one: it has more to
+/// prove than its open replies show.
 #[inline]
-fn aggregate_and(children: &[Child]) -> (u32, u32, usize, u32, u32) {
-    let (dn, best, second) = two_smallest(children, |c| c.v.dn);
+fn aggregate_and(children: &[Child], unlimited: bool) -> (u32, u32, usize, u32, u32) {
+    let (dn, best, second) = two_smallest(children, |c| if c.delayed { INF } else { c.v.dn });
     let mut pn: u64 = 0;
     let mut share = 0;
     let mut i = 0;
+    let mut waiting = false;
     while i < children.len() {
         let c = &children[i];
         let mut j = i + 1;
-        let mut max = c.v.pn;
+        let mut max = if c.delayed { 0 } else { c.v.pn };
+        waiting |= c.delayed;
         if c.mv.is_drop() {
             while j < children.len() && children[j].mv.is_drop() && children[j].mv.to() == c.mv.to() {
-                max = max.max(children[j].v.pn);
+                if children[j].delayed {
+                    waiting = true;
+                } else {
+                    max = max.max(children[j].v.pn);
+                }
                 j += 1;
             }
         }
@@ -841,7 +1026,11 @@ fn aggregate_and(children: &[Child]) -> (u32, u32, usize, u32, u32) {
         return (INF, 0, best, second, share);
     }
     if pn == 0 {
+        debug_assert!(!waiting, "a delayed drop waits for an unproven one");
         return (0, INF, best, second, share);
+    }
+    if waiting && unlimited {
+        pn += 1;
     }
     (pn.min(PN_MAX as u64) as u32, dn, best, second, share)
 }
