@@ -34,10 +34,11 @@
 //!   ([`Search::link_promotions`]): the later moves are usually settled the same way, often by
 //!   the table's hand superiority at once. In an unlimited search a defender node with drops
 //!   still waiting counts one more in its proof number.
-//! - **Sacrifices.** An attacker node weighs the proof number of a drop that the king can
-//!   simply take ([`Search::is_sacrifice`]) by half as much again plus four
-//!   ([`or_pn`]), so that it tries the checks that keep their piece first: against a bare king,
-//!   the attacker's checks are mostly such drops.
+//! - **Sacrifices and distant drops.** An attacker node weighs the proof number of a drop that
+//!   the king can simply take by half as much again plus four, and of a drop that checks from a
+//!   distance (every square between open to an interposition) by half as much again plus two
+//!   ([`Search::drop_add`], [`or_pn`]), so that it tries the other checks first: against a bare
+//!   king, the attacker's checks are mostly such drops.
 //! - **Repetitions.** A child that repeats a position of the current line, or has the same board
 //!   as one with the attacker holding no less in hand, is disproven: a mate exists only if one
 //!   without such a cycle does (the cycle can be cut out of any proof), and perpetual check loses
@@ -110,14 +111,19 @@ const OR_INVERSE_EPSILON: u64 = 4;
 const AND_INVERSE_EPSILON: u64 = 16;
 
 /// An attacker node weighs the proof number of a sacrifice (a drop next to the defender's king
-/// that no other attacker piece covers) by this many percent more...
-const SACRIFICE_PERCENT: u64 = 50;
-/// ... plus this: such a drop gives the king a free capture and the attacker a piece less, so it
-/// is tried after the checks of equal numbers. Against a bare king most checks are such drops:
-/// on the bare-king ladder of docs/strength.md (2026-12-05) the first proofs of 14 positions took
-/// 23.4 M nodes with these weights; without, 34.2 M for 12 of them and none for the other two
-/// within 30 M each (of 25/2, 50/4 and 100/8, 50/4 was best).
+/// that no other attacker piece covers) or of a distant drop (one that checks along a line with
+/// squares between) by this many percent more (see [`Search::drop_add`])...
+const DROP_PERCENT: u64 = 50;
+/// ... plus this for a sacrifice: such a drop gives the king a free capture and the attacker a
+/// piece less, so it is tried after the checks of equal numbers. Against a bare king most checks
+/// are such drops: on the bare-king ladder of docs/strength.md (2026-12-05) the first proofs of
+/// 14 positions took 23.4 M nodes with these weights (sacrifices only); without, 34.2 M for 12 of
+/// them and none for the other two within 30 M each (of 25/2, 50/4 and 100/8, 50/4 was best).
 const SACRIFICE_ADD: u32 = 4;
+/// ... plus this for a distant drop: the defender may interpose on every square between, so such
+/// a check has many replies. On the bare-king ladder of docs/strength.md, adds of 1, 2 and 4
+/// took 23.1 M, 18.1 M and 19.2 M nodes against 23.4 M without.
+const DISTANT_DROP_ADD: u32 = 2;
 
 /// `rep` of a result that rests on no repetition.
 const NO_REP: u16 = u16::MAX;
@@ -183,9 +189,9 @@ struct Child {
     next: u16,
     /// Not expanded yet: it waits for the move whose `next` it is.
     delayed: bool,
-    /// At an attacker node: a drop the king can take (see [`Search::is_sacrifice`]), whose proof
-    /// number counts more (see [`or_pn`]).
-    sacrifice: bool,
+    /// At an attacker node: what its proof number counts more than it is, a sacrifice's or a
+    /// distant drop's (see [`Search::drop_add`] and [`or_pn`]); 0 for any other check.
+    add: u32,
 }
 
 /// No next sibling (see [`Child::next`]).
@@ -512,19 +518,25 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// At an attacker node: whether check `m` is a sacrifice, a drop next to the defender's
-    /// king on a square no other attacker piece covers, so that the king can simply take it.
-    fn is_sacrifice(&self, m: Move) -> bool {
+    /// At an attacker node: the add of check `m` in its weighted proof number ([`or_pn`]):
+    /// [`SACRIFICE_ADD`] for a sacrifice, a drop next to the defender's king on a square no other
+    /// attacker piece covers (the king can simply take it); [`DISTANT_DROP_ADD`] for a drop that
+    /// checks along a line with squares between (each open to an interposition); 0 otherwise.
+    fn drop_add(&self, m: Move) -> u32 {
         if !m.is_drop() {
-            return false;
+            return 0;
         }
-        let Some(k) = self.pos.king_square(!self.attacker) else { return false };
+        let Some(k) = self.pos.king_square(!self.attacker) else { return 0 };
         let to = m.to();
         if !attacks::king(k).contains(to) {
-            return false;
+            return if attacks::between(k, to).is_empty() { 0 } else { DISTANT_DROP_ADD };
         }
         let occ = self.pos.occupied() | crate::bitboard::Bitboard::from_square(to);
-        self.pos.attackers_to(self.attacker, to, occ).is_empty()
+        if self.pos.attackers_to(self.attacker, to, occ).is_empty() {
+            SACRIFICE_ADD
+        } else {
+            0
+        }
     }
 
     /// At an attacker node: delays the non-promotion of a pawn, bishop or rook (or of a lance to
@@ -722,7 +734,7 @@ impl<'a> Search<'a> {
                 v: NodeValue::unknown(1, 1, chand),
                 next: NO_NEXT,
                 delayed: false,
-                sacrifice: or && self.is_sacrifice(m),
+                add: if or { self.drop_add(m) } else { 0 },
             });
         }
         std::hint::black_box(touched);
@@ -763,7 +775,7 @@ impl<'a> Search<'a> {
             let c = children[best];
             let (cthpn, cthdn) = if or {
                 let th = thpn.min(widen(second, OR_INVERSE_EPSILON));
-                (if c.sacrifice { sacrifice_threshold(th) } else { th }, child_threshold(thdn, dn, share))
+                (weighted_threshold(th, c.add), child_threshold(thdn, dn, share))
             } else {
                 (child_threshold(thpn, pn, share), thdn.min(widen(second, AND_INVERSE_EPSILON)))
             };
@@ -913,29 +925,29 @@ fn link_drops(children: &mut [Child]) {
     }
 }
 
-/// An attacker node's child's proof number as the node sees it: a sacrifice's (see
-/// [`Search::is_sacrifice`]) counts [`SACRIFICE_PERCENT`] more, plus [`SACRIFICE_ADD`]; a delayed
+/// An attacker node's child's proof number as the node sees it: a sacrifice's or a distant
+/// drop's (see [`Search::drop_add`]) counts [`DROP_PERCENT`] more, plus its `add`; a delayed
 /// move's is infinite (it is not searched until it is expanded).
 #[inline(always)]
 fn or_pn(c: &Child) -> u32 {
     if c.delayed {
         INF
-    } else if c.sacrifice && c.v.pn != 0 && c.v.pn != INF {
+    } else if c.add != 0 && c.v.pn != 0 && c.v.pn != INF {
         let pn = c.v.pn as u64;
-        (pn + pn * SACRIFICE_PERCENT / 100 + SACRIFICE_ADD as u64).min(PN_MAX as u64) as u32
+        (pn + pn * DROP_PERCENT / 100 + c.add as u64).min(PN_MAX as u64) as u32
     } else {
         c.v.pn
     }
 }
 
-/// The proof-number threshold of a sacrifice from the one its weighted number (`or_pn`) gets:
-/// the smallest proof number at which the weighted one reaches `th`.
+/// The proof-number threshold of a check with `add` (see [`or_pn`]) from the one its weighted
+/// number gets: the smallest proof number at which the weighted one reaches `th`.
 #[inline(always)]
-fn sacrifice_threshold(th: u32) -> u32 {
-    if th == INF {
-        INF
+fn weighted_threshold(th: u32, add: u32) -> u32 {
+    if th == INF || add == 0 {
+        th
     } else {
-        ((th.saturating_sub(SACRIFICE_ADD) as u64 * 100).div_ceil(100 + SACRIFICE_PERCENT)) as u32
+        ((th.saturating_sub(add) as u64 * 100).div_ceil(100 + DROP_PERCENT)) as u32
     }
 }
 
