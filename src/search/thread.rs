@@ -78,7 +78,7 @@ pub struct Worker {
     /// The PV of the last completed iteration.
     pub last_iteration_pv: Vec<Move>,
     /// The node count's low bits that are zero when the limits are due for a check (one less
-    /// than a power of two; see [`Worker::visit`]).
+    /// than a power of two; the search checks the limits every `check_mask + 1` nodes).
     pub check_mask: u64,
 }
 
