@@ -407,6 +407,25 @@ fn last_score_kind(lines: &[String]) -> String {
 }
 
 #[test]
+fn go_nodes_stops_at_the_limit() {
+    // One thread: the search stops within a thousandth of the limit, also below the 2048 nodes
+    // between the checks of a timed search (it once searched 2048 nodes for `go nodes 1000`).
+    let mut e = Engine::start();
+    e.handshake();
+    for limit in [1000u64, 5000, 100_000] {
+        e.send("position startpos moves 7g7f 3c3d");
+        e.send(&format!("go nodes {limit}"));
+        let (_, before) = e.expect("bestmove", LONG);
+        let info = before.iter().rev().find(|l| l.starts_with("info depth")).expect("an info line");
+        let tokens: Vec<&str> = info.split_whitespace().collect();
+        let at = tokens.iter().position(|&t| t == "nodes").expect("a node count");
+        let nodes: u64 = tokens[at + 1].parse().expect("a number");
+        assert!((limit..=limit + limit / 1000 + 2).contains(&nodes), "go nodes {limit}: {nodes}\n{info}");
+    }
+    e.quit();
+}
+
+#[test]
 fn sfen_move_number_counts_toward_max_moves_to_draw() {
     // Black mates at once with G*9e (tests/data/rules.tsv, max_moves_256_*): a mate on ply 256
     // stands, while at move number 257 the game is already drawn under MaxMovesToDraw 256.

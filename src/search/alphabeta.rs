@@ -69,6 +69,20 @@ pub fn value_from_tt(v: Value, ply: i32) -> Value {
 /// page from answering `stop` for most of a second.
 const CHECK_INTERVAL: u64 = if cfg!(target_family = "wasm") { 128 } else { 2048 };
 
+/// How many nodes pass between checks of the limits: [`CHECK_INTERVAL`], or under a node limit
+/// the largest power of two at most a 1024th of it, so that `go nodes N` stops within about a
+/// thousandth of N (at a check every 2048 nodes, `go nodes 1000` searched 2048 and `gensfen
+/// --nodes 5000` 6144). A power of two, so that the check is a mask.
+pub(super) fn check_interval(node_limit: Option<u64>) -> u64 {
+    match node_limit {
+        Some(n) => {
+            let fine = (n / 1024).clamp(1, CHECK_INTERVAL);
+            1 << (63 - fine.leading_zeros())
+        }
+        None => CHECK_INTERVAL,
+    }
+}
+
 impl Worker {
     /// The kind a move captures, if it captures.
     #[inline]
@@ -256,11 +270,12 @@ impl Worker {
         self.pos.do_move_observed(m, &mut self.eval);
     }
 
-    /// Counts a node; the main thread checks its limits every `CHECK_INTERVAL` nodes.
+    /// Counts a node; the main thread checks its limits every [`check_interval`] nodes, the
+    /// helpers publish their counts as often.
     #[inline(always)]
     pub(super) fn visit(&mut self, shared: &SharedState) {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(CHECK_INTERVAL) {
+        if self.nodes & self.check_mask == 0 {
             if self.id == 0 {
                 self.check_time(shared);
             } else {
@@ -1118,4 +1133,21 @@ pub(super) fn is_loss(v: Value) -> bool {
 #[inline(always)]
 pub(super) fn is_decisive(v: Value) -> bool {
     is_win(v) || is_loss(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_interval, CHECK_INTERVAL};
+
+    #[test]
+    fn a_node_limit_is_checked_within_a_thousandth_of_it() {
+        assert_eq!(check_interval(None), CHECK_INTERVAL);
+        for (limit, interval) in
+            [(1, 1), (1000, 1), (2047, 1), (2048, 2), (5000, 4), (10_000, 8), (1 << 30, CHECK_INTERVAL)]
+        {
+            let got = check_interval(Some(limit));
+            assert_eq!(got, interval.min(CHECK_INTERVAL), "limit {limit}");
+            assert!(got.is_power_of_two());
+        }
+    }
 }

@@ -77,6 +77,9 @@ pub struct Worker {
     pub restart: bool,
     /// The PV of the last completed iteration.
     pub last_iteration_pv: Vec<Move>,
+    /// The node count's low bits that are zero when the limits are due for a check (one less
+    /// than a power of two; the search checks the limits every `check_mask + 1` nodes).
+    pub check_mask: u64,
 }
 
 /// The late-move reduction factors: `LmrScale / 128 * ln(i)` for a depth or move count `i`; a
@@ -123,6 +126,7 @@ impl Worker {
             iteration_multi_pv: 1,
             restart: false,
             last_iteration_pv: Vec::new(),
+            check_mask: super::alphabeta::check_interval(None) - 1,
         })
     }
 
