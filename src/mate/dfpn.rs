@@ -722,11 +722,10 @@ impl<'a> Search<'a> {
         let mut children = std::mem::take(&mut self.pool[ply as usize]);
         children.clear();
         let child_depth = depth - 1;
-        let mut touched = false;
         for &m in &moves {
             let ckey = self.key_after(m);
             let chand = if or { self.hand_after_attack(hand, m) } else { hand };
-            touched ^= self.tt.touch(ckey);
+            self.tt.prefetch(ckey, self.line_disproofs);
             children.push(Child {
                 mv: m,
                 key: ckey,
@@ -737,7 +736,6 @@ impl<'a> Search<'a> {
                 add: if or { self.drop_add(m) } else { 0 },
             });
         }
-        std::hint::black_box(touched);
         if or {
             self.link_promotions(&mut children);
         } else {
