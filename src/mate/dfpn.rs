@@ -17,10 +17,11 @@
 //!   unlimited search runs with [`MAX_DEPTH`] plies, which also bounds the recursion.
 //! - **Hands.** Results are stored with proof and disproof hands (see `hand.rs`) and found again
 //!   for any hand they cover (hand superiority).
-//! - **Short mates at the leaves.** A new attacker node first asks [`Position::mate_in_one`]; a
-//!   new defender node probes each reply for a mate in one, so a mate in three is found on
-//!   expansion; an attacker node with 3 or 4 plies left settles the mate in three directly
-//!   (`mate_in_three`), without the table.
+//! - **Short mates at the leaves.** A new attacker node first asks [`Position::mate_in_one`]
+//!   (once: its later expansions below a defender node know it has none); a new defender node
+//!   probes each reply for a mate in one, so a mate in three is found on expansion; an attacker
+//!   node with 3 or 4 plies left settles the mate in three directly (`mate_in_three`), without
+//!   the table.
 //! - **Initial numbers.** A new attacker node starts with the number of its checks as its
 //!   disproof number, so that a defender node tries first the reply that leaves the attacker the
 //!   fewest checks; in an unlimited search, a new defender node starts with the number of squares
@@ -395,7 +396,7 @@ impl<'a> Search<'a> {
         }
         let ply = self.path.len() as u16;
         self.path.push(key, hand);
-        let v = self.mid(ply, depth, INF, INF);
+        let v = self.mid(ply, depth, INF, INF, false);
         self.path.pop();
         v
     }
@@ -637,7 +638,10 @@ impl<'a> Search<'a> {
 
     /// Searches the current node (at `ply`, already on the path) until its proof number reaches
     /// `thpn`, its disproof number `thdn`, or it is resolved; stores and returns its value.
-    fn mid(&mut self, ply: u16, depth: u16, thpn: u32, thdn: u32) -> NodeValue {
+    /// `no_mate_in_one`: the node is known to have no mate in one (an attacker node that a
+    /// defender node searches below: `init_child` looked for one, or the table's unknown entry
+    /// for exactly this position says one was looked for), so `mid` does not look again.
+    fn mid(&mut self, ply: u16, depth: u16, thpn: u32, thdn: u32, no_mate_in_one: bool) -> NodeValue {
         let start = self.nodes;
         self.count_node();
         let or = self.pos.side_to_move() == self.attacker;
@@ -652,7 +656,8 @@ impl<'a> Search<'a> {
                 self.moves = moves;
                 return NodeValue::disproven(hand, 0, NO_REP);
             }
-            if let Some(m) = self.pos.mate_in_one() {
+            debug_assert!(!no_mate_in_one || self.pos.mate_in_one().is_none(), "{}", self.pos.to_sfen());
+            if let Some(m) = if no_mate_in_one { None } else { self.pos.mate_in_one() } {
                 self.moves = moves;
                 let v = self.mate_in_one_value(m);
                 self.tt.store_proven(key, v.hand, 1, Some(m), 1);
@@ -779,7 +784,9 @@ impl<'a> Search<'a> {
             };
             self.pos.do_move(c.mv);
             self.path.push(c.key, c.hand);
-            let v = self.mid(ply + 1, child_depth, cthpn, cthdn);
+            // An attacker child's search never starts with a mate in one: `init_child` proved
+            // it at once if it had one.
+            let v = self.mid(ply + 1, child_depth, cthpn, cthdn, !or);
             self.path.pop();
             self.pos.undo_move(c.mv);
             children[best].v = v;
