@@ -219,13 +219,18 @@ impl Hasher for IdentityHasher {
 /// The positions of the current line, for repetition detection.
 #[derive(Default)]
 pub(crate) struct Path {
-    /// (board key, attacker hand) by ply.
-    stack: Vec<(u64, Hand)>,
-    /// How often each board key occurs on the stack.
-    count: HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>,
+    /// By ply: the board key, the attacker hand, and the ply of the board's previous occurrence
+    /// on the line ([`NO_PLY`] if none).
+    stack: Vec<(u64, Hand, u32)>,
+    /// The ply of each board key's deepest occurrence on the line: with the links on the stack,
+    /// a repetition check visits only the occurrences of its own board, however long the line.
+    last: HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>,
     /// By ply, a hash of the line from its first position down to that ply.
     lines: Vec<u64>,
 }
+
+/// No ply (see [`Path::stack`]).
+const NO_PLY: u32 = u32::MAX;
 
 impl Path {
     pub fn len(&self) -> usize {
@@ -237,18 +242,17 @@ impl Path {
         let line = (above.rotate_left(29) ^ key ^ u64::from(hand.bits()).wrapping_mul(0x9E37_79B9_7F4A_7C15))
             .wrapping_mul(0xBF58_476D_1CE4_E5B9);
         self.lines.push(line);
-        self.stack.push((key, hand));
-        *self.count.entry(key).or_insert(0) += 1;
+        let prev = self.last.insert(key, self.stack.len() as u32).unwrap_or(NO_PLY);
+        self.stack.push((key, hand, prev));
     }
 
     pub fn pop(&mut self) {
-        let (key, _) = self.stack.pop().expect("a position on the path");
+        let (key, _, prev) = self.stack.pop().expect("a position on the path");
         self.lines.pop();
-        if let Some(n) = self.count.get_mut(&key) {
-            *n -= 1;
-            if *n == 0 {
-                self.count.remove(&key);
-            }
+        if prev == NO_PLY {
+            self.last.remove(&key);
+        } else {
+            self.last.insert(key, prev);
         }
     }
 
@@ -262,10 +266,17 @@ impl Path {
     /// dominates `hand` (the attacker is no better off now), if any.
     #[inline]
     pub fn repeats(&self, key: u64, hand: Hand) -> Option<u16> {
-        if !self.count.contains_key(&key) {
-            return None;
+        let mut ply = *self.last.get(&key)?;
+        loop {
+            let (_, h, prev) = self.stack[ply as usize];
+            if h.dominates(hand) {
+                return Some(ply as u16);
+            }
+            if prev == NO_PLY {
+                return None;
+            }
+            ply = prev;
         }
-        self.stack.iter().rposition(|&(k, h)| k == key && h.dominates(hand)).map(|i| i as u16)
     }
 }
 
