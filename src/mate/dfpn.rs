@@ -17,10 +17,11 @@
 //!   unlimited search runs with [`MAX_DEPTH`] plies, which also bounds the recursion.
 //! - **Hands.** Results are stored with proof and disproof hands (see `hand.rs`) and found again
 //!   for any hand they cover (hand superiority).
-//! - **Short mates at the leaves.** A new attacker node first asks [`Position::mate_in_one`]; a
-//!   new defender node probes each reply for a mate in one, so a mate in three is found on
-//!   expansion; an attacker node with 3 or 4 plies left settles the mate in three directly
-//!   (`mate_in_three`), without the table.
+//! - **Short mates at the leaves.** A new attacker node first asks [`Position::mate_in_one`]
+//!   (once: its later expansions below a defender node know it has none); a new defender node
+//!   probes each reply for a mate in one, so a mate in three is found on expansion; an attacker
+//!   node with 3 or 4 plies left settles the mate in three directly (`mate_in_three`), without
+//!   the table.
 //! - **Initial numbers.** A new attacker node starts with the number of its checks as its
 //!   disproof number, so that a defender node tries first the reply that leaves the attacker the
 //!   fewest checks; in an unlimited search, a new defender node starts with the number of squares
@@ -218,13 +219,18 @@ impl Hasher for IdentityHasher {
 /// The positions of the current line, for repetition detection.
 #[derive(Default)]
 pub(crate) struct Path {
-    /// (board key, attacker hand) by ply.
-    stack: Vec<(u64, Hand)>,
-    /// How often each board key occurs on the stack.
-    count: HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>,
+    /// By ply: the board key, the attacker hand, and the ply of the board's previous occurrence
+    /// on the line ([`NO_PLY`] if none).
+    stack: Vec<(u64, Hand, u32)>,
+    /// The ply of each board key's deepest occurrence on the line: with the links on the stack,
+    /// a repetition check visits only the occurrences of its own board, however long the line.
+    last: HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>,
     /// By ply, a hash of the line from its first position down to that ply.
     lines: Vec<u64>,
 }
+
+/// No ply (see [`Path::stack`]).
+const NO_PLY: u32 = u32::MAX;
 
 impl Path {
     pub fn len(&self) -> usize {
@@ -236,18 +242,17 @@ impl Path {
         let line = (above.rotate_left(29) ^ key ^ u64::from(hand.bits()).wrapping_mul(0x9E37_79B9_7F4A_7C15))
             .wrapping_mul(0xBF58_476D_1CE4_E5B9);
         self.lines.push(line);
-        self.stack.push((key, hand));
-        *self.count.entry(key).or_insert(0) += 1;
+        let prev = self.last.insert(key, self.stack.len() as u32).unwrap_or(NO_PLY);
+        self.stack.push((key, hand, prev));
     }
 
     pub fn pop(&mut self) {
-        let (key, _) = self.stack.pop().expect("a position on the path");
+        let (key, _, prev) = self.stack.pop().expect("a position on the path");
         self.lines.pop();
-        if let Some(n) = self.count.get_mut(&key) {
-            *n -= 1;
-            if *n == 0 {
-                self.count.remove(&key);
-            }
+        if prev == NO_PLY {
+            self.last.remove(&key);
+        } else {
+            self.last.insert(key, prev);
         }
     }
 
@@ -261,10 +266,17 @@ impl Path {
     /// dominates `hand` (the attacker is no better off now), if any.
     #[inline]
     pub fn repeats(&self, key: u64, hand: Hand) -> Option<u16> {
-        if !self.count.contains_key(&key) {
-            return None;
+        let mut ply = *self.last.get(&key)?;
+        loop {
+            let (_, h, prev) = self.stack[ply as usize];
+            if h.dominates(hand) {
+                return Some(ply as u16);
+            }
+            if prev == NO_PLY {
+                return None;
+            }
+            ply = prev;
         }
-        self.stack.iter().rposition(|&(k, h)| k == key && h.dominates(hand)).map(|i| i as u16)
     }
 }
 
@@ -395,7 +407,7 @@ impl<'a> Search<'a> {
         }
         let ply = self.path.len() as u16;
         self.path.push(key, hand);
-        let v = self.mid(ply, depth, INF, INF);
+        let v = self.mid(ply, depth, INF, INF, false);
         self.path.pop();
         v
     }
@@ -637,7 +649,10 @@ impl<'a> Search<'a> {
 
     /// Searches the current node (at `ply`, already on the path) until its proof number reaches
     /// `thpn`, its disproof number `thdn`, or it is resolved; stores and returns its value.
-    fn mid(&mut self, ply: u16, depth: u16, thpn: u32, thdn: u32) -> NodeValue {
+    /// `no_mate_in_one`: the node is known to have no mate in one (an attacker node that a
+    /// defender node searches below: `init_child` looked for one, or the table's unknown entry
+    /// for exactly this position says one was looked for), so `mid` does not look again.
+    fn mid(&mut self, ply: u16, depth: u16, thpn: u32, thdn: u32, no_mate_in_one: bool) -> NodeValue {
         let start = self.nodes;
         self.count_node();
         let or = self.pos.side_to_move() == self.attacker;
@@ -652,7 +667,8 @@ impl<'a> Search<'a> {
                 self.moves = moves;
                 return NodeValue::disproven(hand, 0, NO_REP);
             }
-            if let Some(m) = self.pos.mate_in_one() {
+            debug_assert!(!no_mate_in_one || self.pos.mate_in_one().is_none(), "{}", self.pos.to_sfen());
+            if let Some(m) = if no_mate_in_one { None } else { self.pos.mate_in_one() } {
                 self.moves = moves;
                 let v = self.mate_in_one_value(m);
                 self.tt.store_proven(key, v.hand, 1, Some(m), 1);
@@ -722,11 +738,10 @@ impl<'a> Search<'a> {
         let mut children = std::mem::take(&mut self.pool[ply as usize]);
         children.clear();
         let child_depth = depth - 1;
-        let mut touched = false;
         for &m in &moves {
             let ckey = self.key_after(m);
             let chand = if or { self.hand_after_attack(hand, m) } else { hand };
-            touched ^= self.tt.touch(ckey);
+            self.tt.prefetch(ckey, self.line_disproofs);
             children.push(Child {
                 mv: m,
                 key: ckey,
@@ -737,7 +752,6 @@ impl<'a> Search<'a> {
                 add: if or { self.drop_add(m) } else { 0 },
             });
         }
-        std::hint::black_box(touched);
         if or {
             self.link_promotions(&mut children);
         } else {
@@ -781,7 +795,9 @@ impl<'a> Search<'a> {
             };
             self.pos.do_move(c.mv);
             self.path.push(c.key, c.hand);
-            let v = self.mid(ply + 1, child_depth, cthpn, cthdn);
+            // An attacker child's search never starts with a mate in one: `init_child` proved
+            // it at once if it had one.
+            let v = self.mid(ply + 1, child_depth, cthpn, cthdn, !or);
             self.path.pop();
             self.pos.undo_move(c.mv);
             children[best].v = v;
