@@ -15,7 +15,7 @@
 //!              bitboard
 //!              types, instant (the clock: std's, or the WebAssembly host's), host_file (the
 //!              files a WebAssembly host hands the engine), host_yield (where a search hands
-//!              control back to that host)
+//!              control back to that host), prefetch (cache prefetch hints)
 //! ```
 //!
 //! Only front ends print to stdout. The engine and everything below it report through values,
@@ -37,6 +37,7 @@ pub mod host_yield;
 pub mod instant;
 pub mod mate;
 pub mod position;
+pub mod prefetch;
 pub mod search;
 pub mod splitmix;
 pub mod tools;

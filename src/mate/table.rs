@@ -40,6 +40,7 @@
 //!
 //! Only the search thread touches the table, so there is no synchronisation.
 
+use crate::prefetch::prefetch;
 use crate::types::{Hand, Move};
 
 /// A final proof or disproof number.
@@ -467,27 +468,6 @@ impl Table {
     pub fn hashfull(&self) -> usize {
         self.used * 1000 / self.capacity()
     }
-}
-
-/// Hints the CPU to bring the cache lines of `*x` (at most two, from its start) into the cache.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = x as *const T as *const i8;
-        // SAFETY: SSE is part of the x86-64 baseline and a prefetch never faults or reads into the
-        // program; `p` points to a live object, and the second line is fetched only when it still
-        // lies within it.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            if std::mem::size_of::<T>() > 64 {
-                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
-            }
-        }
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
-    let _ = x;
 }
 
 /// Asks Linux to back the table with transparent huge pages: random probes into a large table

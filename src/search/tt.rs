@@ -202,14 +202,7 @@ impl TranspositionTable {
     /// Hints the CPU to fetch the cluster of `key` (call before `do_move` returns to the search).
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        {
-            let p = &self.clusters[self.cluster_index(key)] as *const Cluster as *const i8;
-            // SAFETY: prefetching is only a hint; `p` points into the live cluster vector.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
-        }
-        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
-        let _ = key;
+        crate::prefetch::prefetch(&self.clusters[self.cluster_index(key)]);
     }
 
     /// Looks `key` up. Returns what was found (if anything) and the slot to store into.

@@ -197,22 +197,11 @@ impl Simd {
     }
 }
 
-/// Asks the CPU to start loading transformer row `f` into the cache (no-op elsewhere): made
-/// when a move is made, the row is there by the time the lazy update needs it.
+/// Asks the CPU to start loading transformer row `f` into the cache (a hint: `crate::prefetch`):
+/// made when a move is made, the row is there by the time the lazy update needs it.
 #[inline(always)]
 pub(crate) fn prefetch_row(net: &Network, f: u32) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = net.row(f).as_ptr().cast::<i8>();
-        for line in 0..FT_OUT * 2 / 64 {
-            // SAFETY: SSE is part of the x86-64 baseline, and a prefetch never faults; the
-            // addresses lie inside the row anyway.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * line)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (net, f);
+    crate::prefetch::prefetch(net.row(f));
 }
 
 /// Scalar twin of the accumulator update.
