@@ -875,8 +875,10 @@ fn cpu_ticks(pid: u32) -> u64 {
 /// long as the server stayed silent); the opponent's late move is then answered.
 #[test]
 fn pondering_stops_when_the_server_is_silent_past_the_opponents_clock() {
-    // Sudden death, a second each, in milliseconds.
-    let time = "Total_Time:1000\nIncrement:0";
+    // Sudden death in milliseconds: white a second, black (the client) ten, so that its first
+    // search (a few milliseconds with one second, depth 1 on a loaded machine, which leaves no
+    // ponder move) runs deep enough to name the reply it ponders on.
+    let time = "Total_Time+:10000\nTotal_Time-:1000\nIncrement:0";
     let s =
         summary("silent-1", '+', time, &format!("{EVEN}\n+")).replace("Time_Unit:1sec", "Time_Unit:1msec");
     let idle_ticks = Arc::new(Mutex::new(None));
