@@ -223,7 +223,11 @@ fn main() {
                 format!(
                     "mate {:>4}{} first {:>4} in {:>10} nodes",
                     line.len(),
-                    if info.shortest { "=" } else { "+" },
+                    match (info.line_verified, info.shortest) {
+                        (false, _) => "?",
+                        (true, true) => "=",
+                        (true, false) => "+",
+                    },
                     info.first_len.unwrap_or(0),
                     info.first_nodes,
                 )
@@ -242,7 +246,8 @@ fn main() {
         total_secs += took;
     }
     println!(
-        "solved {solved}/{} ({shortest} proven shortest, `=`; `+`: the shortest not proven in time): \
+        "solved {solved}/{} ({shortest} proven shortest, `=`; `+`: the shortest not proven in time; \
+         `?`: the line read from the table, the proof tree too big to walk): \
          {total_nodes} nodes {total_secs:.2} s",
         selected.len()
     );

@@ -83,8 +83,10 @@ pub struct MateLimits {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MateResult {
     /// A mating line ending in checkmate: the attacker's checks and the defender's longest
-    /// resistance against them. It is never shorter than the true (shortest forced) mate, and
-    /// is exactly that long when [`MateInfo::shortest`] says so.
+    /// resistance against them. When it comes from the verified proof tree
+    /// ([`MateInfo::line_verified`]) it is never shorter than the true (shortest forced) mate,
+    /// and exactly that long when [`MateInfo::shortest`] says so; a line read from the table
+    /// alone may be shorter (its defender need not resist longest).
     Mate(Vec<Move>),
     /// Proven: no mate exists (no sequence of checks forces one).
     NoMate,
@@ -104,8 +106,14 @@ pub struct MateInfo {
     pub first_nodes: u64,
     /// The shortest mate length proven (after shortening); the line is at most this long.
     pub proven_len: Option<u16>,
-    /// Whether the returned line is proven to be the shortest mate with the longest resistance.
+    /// Whether the returned line's length is proven to be the shortest mate's: no mate two plies
+    /// shorter exists. (Its defender moves resist longest within the proof tree walked, whose
+    /// attacker moves below the first need not be the shortest there.)
     pub shortest: bool,
+    /// Whether the line comes from a walk of the whole proof tree, every defender reply checked
+    /// (`audit.rs`); if not, it was read from the table alone and its defender moves may not
+    /// resist longest.
+    pub line_verified: bool,
 }
 
 /// A df-pn mate solver with its proof-number table. The table is kept between calls (its results
@@ -301,9 +309,13 @@ fn solve_with(
     match (line, first) {
         (Some(line), _) => {
             info.shortest = shortest;
+            info.line_verified = true;
             (MateResult::Mate(line), info)
         }
-        (None, Some((first, _))) => (MateResult::Mate(first), info),
+        (None, Some((first, verified))) => {
+            info.line_verified = verified;
+            (MateResult::Mate(first), info)
+        }
         (None, None) => {
             debug_assert!(false, "no valid line for a proven mate in {}", root.to_sfen());
             (MateResult::Timeout, info)

@@ -108,6 +108,9 @@ pub struct UsiMateReporter;
 impl MateReporter for UsiMateReporter {
     fn mate_report(&self, report: &MateReport) {
         send(&mate_info_line(report));
+        if let Some(text) = mate_quality(report) {
+            info_string(&text);
+        }
         send(&checkmate_line(&report.result));
     }
 
@@ -126,6 +129,25 @@ fn mate_info_line(report: &MateReport) -> String {
     let ms = info.elapsed.as_millis() as u64;
     let nps = (info.nodes as f64 / info.elapsed.as_secs_f64().max(1e-6)) as u64;
     format!("info time {ms} nodes {} nps {nps} hashfull {}", info.nodes, report.hashfull)
+}
+
+/// What the user can trust of a mate line: whether no shorter mate exists, and whether every
+/// defender reply was checked (see `MateInfo`).
+fn mate_quality(report: &MateReport) -> Option<String> {
+    let MateResult::Mate(line) = &report.result else {
+        return None;
+    };
+    let info = &report.info;
+    let mut text = format!("mate in {} plies", line.len());
+    text += if info.shortest {
+        ", proven shortest"
+    } else {
+        "; a shorter mate is not ruled out (the limits ended the search for one)"
+    };
+    if !info.line_verified {
+        text += "; the line was read from the table, and its defender moves may not resist longest";
+    }
+    Some(text)
 }
 
 /// The `checkmate` line for a result.
@@ -191,6 +213,27 @@ mod tests {
         assert_eq!(checkmate_line(&MateResult::Mate(line)), "checkmate G*5b");
         assert_eq!(checkmate_line(&MateResult::NoMate), "checkmate nomate");
         assert_eq!(checkmate_line(&MateResult::Timeout), "checkmate timeout");
+    }
+
+    #[test]
+    fn mate_lines_say_what_is_proven_of_them() {
+        let line = ["R*2b", "1a2b", "G*3b"].map(|m| Move::from_usi(m).unwrap()).to_vec();
+        let report = |result: MateResult, shortest, line_verified| MateReport {
+            result,
+            info: crate::mate::MateInfo { shortest, line_verified, ..Default::default() },
+            hashfull: 0,
+        };
+        let said = |r: &MateReport| mate_quality(r).unwrap_or_default();
+        assert_eq!(
+            said(&report(MateResult::Mate(line.clone()), true, true)),
+            "mate in 3 plies, proven shortest"
+        );
+        let open = said(&report(MateResult::Mate(line.clone()), false, true));
+        assert!(open.starts_with("mate in 3 plies; a shorter mate is not ruled out"), "{open}");
+        let unverified = said(&report(MateResult::Mate(line), false, false));
+        assert!(unverified.ends_with("its defender moves may not resist longest"), "{unverified}");
+        assert_eq!(mate_quality(&report(MateResult::NoMate, false, false)), None);
+        assert_eq!(mate_quality(&report(MateResult::Timeout, false, false)), None);
     }
 
     #[test]
