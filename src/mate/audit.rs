@@ -148,7 +148,11 @@ impl Audit {
                 let r = self.defender(s, plies - 1);
                 s.pos.undo_move(m);
                 if let Ok(len) = r {
-                    // Keep the shortest strategy found for this position.
+                    // Keep the shortest strategy found for this position. The maps live outside
+                    // the table: memory refused ends the walk with an error, never an abort.
+                    self.strategy
+                        .try_reserve(1)
+                        .map_err(|e| format!("the audit's map of strategies: {e}"))?;
                     let e = self.strategy.entry(key).or_insert((len + 1, m));
                     if len + 1 < e.0 {
                         *e = (len + 1, m);
@@ -217,6 +221,7 @@ impl Audit {
         s.pos.undo_move(m);
         result?;
         let d = longest + 1;
+        self.depth.try_reserve(1).map_err(|e| format!("the audit's map of depths: {e}"))?;
         self.depth.insert(key, d);
         Ok(d)
     }
