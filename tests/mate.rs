@@ -433,7 +433,7 @@ fn random_positions_agree_with_brute_force() {
     let mut s = 11u64;
     let mut solver = MateSolver::new(16);
     let stop = AtomicBool::new(false);
-    let (mut tried, mut mates) = (0u32, 0u32);
+    let (mut tried, mut mates, mut principal) = (0u32, 0u32, 0u32);
     let mut lengths = [0; 6];
     while tried < 600 {
         let Some(mut pos) = random_tsume(&mut s) else {
@@ -465,16 +465,64 @@ fn random_positions_agree_with_brute_force() {
                     assert!(line.len() as u32 <= n || !solver.info().shortest, "{sfen}");
                     assert!(!solver.info().shortest || line.len() as u32 == n, "{sfen}");
                 }
+                // A principal variation: from every attacker node of the line, the shortest
+                // mate takes exactly the plies the line has left (checked by plain search up to
+                // 7 plies).
+                if solver.info().principal && line.len() <= 7 {
+                    let mut p = pos.clone();
+                    for (i, &m) in line.iter().enumerate() {
+                        if i % 2 == 0 {
+                            let left = (line.len() - i) as u32;
+                            assert_eq!(
+                                brute_shortest(&mut p, left),
+                                Some(left),
+                                "{sfen}: ply {i} of {line:?}"
+                            );
+                        }
+                        p.do_move(m);
+                    }
+                    principal += 1;
+                }
             }
             MateResult::NoMate => assert_eq!(expected, None, "{sfen}: unlimited NoMate"),
             MateResult::Timeout => {}
         }
     }
     println!(
-        "{tried} random positions, {mates} with a mate within the limit (in 1/3/5: {}/{}/{})",
+        "{tried} random positions, {mates} with a mate within the limit (in 1/3/5: {}/{}/{}), \
+         {principal} principal variations checked",
         lengths[1], lengths[3], lengths[5]
     );
     assert!(lengths[1] > 20 && lengths[3] > 20 && lengths[5] > 5, "{lengths:?}");
+    assert!(principal > 40, "{principal} principal variations");
+}
+
+/// The line of a long mate is a principal variation, not just the longest branch of the proof
+/// tree the solver walked. In this position (LONG_open_39 after `7b6b 5b4c 8b9c 4c3d 1b2c 3d2c
+/// N*1e 2c3b`; 37 plies) the tree's line answered `N*2d 3b2b 2d1b+` with 2b1b, after which the
+/// attacker mates in 17; 2b3b holds out for 33, the most any reply does.
+#[test]
+fn a_long_mate_line_is_a_principal_variation() {
+    let sfen = "9/3+N1Pk2/+R5p2/9/8N/5+B3/1R2S4/3p5/9 b NPb4g3sn4l14p 9";
+    let mut solver = MateSolver::new(TABLE_MB);
+    let stop = AtomicBool::new(false);
+    let MateResult::Mate(line) =
+        solver.solve(&Position::from_sfen(sfen).unwrap(), &MateLimits::default(), &stop)
+    else {
+        panic!("no mate found");
+    };
+    check_line(sfen, &line).unwrap();
+    let info = solver.info();
+    assert!(info.shortest && info.principal && line.len() == 37, "{info:?}: {line:?}");
+    let mut pos = Position::from_sfen(sfen).unwrap();
+    for &m in &line[..4] {
+        pos.do_move(m);
+    }
+    solver.clear();
+    let MateResult::Mate(rest) = solver.solve(&pos, &MateLimits::default(), &stop) else {
+        panic!("no mate after {:?}", &line[..4]);
+    };
+    assert!(solver.info().shortest && rest.len() == 33, "{} plies after {:?}", rest.len(), &line[..4]);
 }
 
 /// The stop flag, a deadline and a node limit each end an unsolved search promptly, with

@@ -342,8 +342,9 @@ fn go_mate_answers_checkmate_nomate_and_timeout() {
     let (c, before) = e.expect("checkmate", LONG);
     assert_eq!(assert_mating_line(sfen, &c), 13, "{c}");
     assert!(before.iter().any(|l| l.starts_with("info ") && l.contains(" nodes ")), "{before:?}");
-    // What the line is worth: 13 plies, and no mate of 11 (30 s is ample for that).
-    assert!(before.iter().any(|l| l == "info string mate in 13 plies, proven shortest"), "{before:?}");
+    // What the line is worth: 13 plies, no mate of 11, and best play throughout (30 s is ample).
+    let said = "info string mate in 13 plies, proven shortest; every move of the line is best play";
+    assert!(before.iter().any(|l| l == said), "{before:?}");
     // A 21-ply problem: `go mate infinite`, a node limit, and a bare `go mate`.
     let sfen = "n+B1sS4/1R1g5/1Ls6/2k6/2n6/3L5/R8/9/9 b B2P3gs2n2l16p 1";
     e.send("usinewgame");

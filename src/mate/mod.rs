@@ -34,12 +34,18 @@
 //!    least [`SHORTEN_MIN`], so that `go mate infinite` answers once a mate is found.
 //! 3. The line, from a walk of the whole proof tree that verifies it move by move (`audit.rs`):
 //!    the tree's moves for the attacker, the longest branch for the defender. Its length is at
-//!    least the true mate length and at most the proven one, so it is exact (shortest mate,
-//!    longest resistance) when phase 2 completed. The tree of the first proof is walked as soon
-//!    as it is found, while the table holds it all, and its line is returned if the shorter
-//!    mate's tree cannot be walked (the table may have lost too much of it). Only if even the
-//!    first tree is too large to walk is the line read from the table alone (`pv.rs`), and then
-//!    its defender moves may not resist longest.
+//!    least the true mate length and at most the proven one, so its length is exact when phase 2
+//!    completed. The tree of the first proof is walked as soon as it is found, while the table
+//!    holds it all, and its line is returned if the shorter mate's tree cannot be walked (the
+//!    table may have lost too much of it). Only if even the first tree is too large to walk is
+//!    the line read from the table alone (`pv.rs`), and then its defender moves may not resist
+//!    longest.
+//! 4. When the shortest is proven, the line is made a principal variation (`pv::principal`): the
+//!    tree's attacker moves below the first need not mate soonest, so a reply the tree makes
+//!    long may not be the longest resistance. Each step is settled by a depth-limited search
+//!    (a mate within the plies left, none two plies shorter), mostly answered by the disproofs
+//!    the last round of step 2 left in the table. With no limits this gets as many nodes as
+//!    were searched before it (at least [`SHORTEN_MIN`]); if they run out, the tree's line stays.
 
 mod audit;
 mod dfpn;
@@ -114,6 +120,10 @@ pub struct MateInfo {
     /// (`audit.rs`); if not, it was read from the table alone and its defender moves may not
     /// resist longest.
     pub line_verified: bool,
+    /// Whether the line is a principal variation: every attacker move mates in the fewest plies
+    /// from where it is played, every defender move puts the mate off longest. Established by
+    /// the search (the depth-limited disproofs that also prove the shortest) after the tree walk.
+    pub principal: bool,
 }
 
 /// A df-pn mate solver with its proof-number table. The table is kept between calls (its results
@@ -299,12 +309,27 @@ fn solve_with(
 
     // 3. The line, from the verified proof tree (unless the first one is it already).
     let walk = Budget { nodes: s.nodes.saturating_add(LINE_NODES), ..walk };
-    let line = match &first {
+    let mut line = match &first {
         Some((moves, true)) if len == v.len => Some(moves.clone()),
         _ => audit::line(&mut s, len, walk, AUDIT_POSITIONS)
             .ok()
             .filter(|moves| verify_line(&root, moves).is_ok()),
     };
+
+    // 4. With the shortest proven, the principal variation: the tree's line with the attacker's
+    //    shortest and the defender's longest at every node (see `pv::principal`).
+    if let (Some(tree_line), true) = (&line, shortest) {
+        s.budget = budget;
+        if limits.nodes.is_none() && limits.deadline.is_none() {
+            s.budget.nodes = s.nodes.saturating_add(s.nodes.max(SHORTEN_MIN));
+        }
+        if let Some(p) = pv::principal(&mut s, tree_line, len)
+            .filter(|p| p.len() == tree_line.len() && verify_line(&root, p).is_ok())
+        {
+            info.principal = true;
+            line = Some(p);
+        }
+    }
     info.nodes = s.nodes;
     match (line, first) {
         (Some(line), _) => {

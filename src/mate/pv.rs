@@ -188,3 +188,161 @@ fn below<T>(s: &mut Search, m: Move, f: impl FnOnce(&mut Search) -> T) -> T {
     s.path.pop();
     out
 }
+
+/// The search that checks the line's own reply at a defender node of [`principal`] first gets
+/// this share of the nodes searched so far...
+const WANT_SHARE: u64 = 256;
+/// ... and at least this many.
+const WANT_MIN: u64 = 50_000;
+
+/// Makes `line`, a mate of the current position in `len` plies with `len` proven the shortest, a
+/// principal variation: at every attacker node a check that mates in the fewest plies from
+/// there, at every defender node a reply that puts that off longest. The audit's line (see
+/// `audit.rs`) resists longest within the proof tree it walked, whose attacker moves below the
+/// first need not be the shortest; there a reply the tree makes long may be one the attacker
+/// mates sooner, and another reply the longest resistance.
+///
+/// At a defender node some reply takes exactly the plies left (less two); which one is settled
+/// by the table where it can (every other reply known to be mated sooner), else by the search:
+/// a mate within the plies left, and none two plies shorter. `line`'s own moves are kept
+/// wherever they are best play. Returns None when the budget (`s.budget`) ran out first.
+pub(crate) fn principal(s: &mut Search, line: &[Move], len: u16) -> Option<Vec<Move>> {
+    let base = s.path.len();
+    let mut moves: Vec<Move> = Vec::new();
+    // The exact mate length of the current attacker node.
+    let mut left = len;
+    let mut on_line = true;
+    let mated = loop {
+        let want = line.get(moves.len()).copied().filter(|_| on_line);
+        let Some(m) = shortest_check(s, left, want) else {
+            break false;
+        };
+        on_line &= want == Some(m);
+        let (key, hand) = (s.key(), s.attacker_hand());
+        s.path.push(key, hand);
+        s.pos.do_move(m);
+        moves.push(m);
+        let mut replies = Vec::new();
+        movegen::all_legal(&s.pos, &mut replies);
+        if replies.is_empty() || left < 3 {
+            break replies.is_empty() && left == 1;
+        }
+        let want = line.get(moves.len()).copied().filter(|_| on_line);
+        let Some(r) = longest_reply(s, left - 2, &replies, want) else {
+            break false;
+        };
+        on_line &= want == Some(r);
+        let (key, hand) = (s.key(), s.attacker_hand());
+        s.path.push(key, hand);
+        s.pos.do_move(r);
+        moves.push(r);
+        left -= 2;
+    };
+    for &m in moves.iter().rev() {
+        s.pos.undo_move(m);
+        s.path.pop();
+    }
+    debug_assert_eq!(s.path.len(), base);
+    mated.then_some(moves)
+}
+
+/// A check of the current attacker node that mates within `left` plies (`want` if it does),
+/// from the table or, when the table lost them, a search.
+fn shortest_check(s: &mut Search, left: u16, want: Option<Move>) -> Option<Move> {
+    if left == 0 {
+        return None;
+    }
+    let hand = s.attacker_hand();
+    let mut checks = Vec::new();
+    movegen::checks(&s.pos, &mut checks);
+    let mut best: Option<(Move, u16)> = None;
+    for &m in &checks {
+        let (ckey, chand) = (s.key_after(m), s.hand_after_attack(hand, m));
+        if s.path.repeats(ckey, chand).is_some() {
+            continue;
+        }
+        let p = s.tt.probe(ckey, chand, left - 1, 1, 1);
+        if p.pn == 0 {
+            if Some(m) == want {
+                return want;
+            }
+            if best.is_none_or(|(_, l)| p.len < l) {
+                best = Some((m, p.len));
+            }
+        }
+    }
+    if let Some((m, _)) = best {
+        return Some(m);
+    }
+    let v = s.run(left);
+    v.best.filter(|_| v.is_proven())
+}
+
+/// The reply of the current defender node after which the mate takes exactly `left` plies (the
+/// most any reply allows, the attacker's move being the fastest mate): `want` unless another
+/// reply is it too.
+fn longest_reply(s: &mut Search, left: u16, replies: &[Move], want: Option<Move>) -> Option<Move> {
+    let hand = s.attacker_hand();
+    // The replies the table does not know to be mated sooner.
+    let open: Vec<Move> = replies
+        .iter()
+        .copied()
+        .filter(|&r| {
+            let p = s.tt.probe(s.key_after(r), hand, left, 1, 1);
+            p.pn != 0 || p.len + 2 > left
+        })
+        .collect();
+    if let [only] = open[..] {
+        return Some(only);
+    }
+    // `want` first, on a small budget: the last rounds of [`shorten`] mostly leave what settles
+    // it in the table, but where they do not, ruling out a shorter mate can take more nodes
+    // than all the others' shorter mates together.
+    let want = want.filter(|r| open.contains(r));
+    // What is left when all the others are mated sooner.
+    let mut last = want;
+    if let Some(w) = want {
+        let budget = s.budget;
+        s.budget.nodes = budget.nodes.min(s.nodes.saturating_add((s.nodes / WANT_SHARE).max(WANT_MIN)));
+        let exact = below(s, w, |s| mates_in_exactly(s, left));
+        s.budget = budget;
+        match exact {
+            Some(true) => return Some(w),
+            Some(false) => last = None,
+            None => {}
+        }
+    }
+    // Then the others: a shorter mate is mostly cheaper to find than to rule out, and with the
+    // others all mated sooner `want` needs no search of its own.
+    for &r in open.iter().filter(|&&r| Some(r) != want) {
+        match below(s, r, |s| mates_in_exactly(s, left)) {
+            Some(true) => return Some(r),
+            Some(false) => {}
+            None => return None,
+        }
+    }
+    last
+}
+
+/// Whether the current attacker node mates in exactly `left` plies, given that it mates within
+/// them: `Some(false)` if a mate two plies shorter exists, `None` if the budget ran out first.
+fn mates_in_exactly(s: &mut Search, left: u16) -> Option<bool> {
+    let v = s.run(left);
+    if !v.is_proven() {
+        return None;
+    }
+    if v.len + 2 <= left {
+        return Some(false);
+    }
+    if left < 3 {
+        return Some(true);
+    }
+    let shorter = s.run(left - 2);
+    if shorter.is_proven() {
+        Some(false)
+    } else if shorter.is_disproven() {
+        Some(true)
+    } else {
+        None
+    }
+}

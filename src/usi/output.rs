@@ -139,10 +139,12 @@ fn mate_quality(report: &MateReport) -> Option<String> {
     };
     let info = &report.info;
     let mut text = format!("mate in {} plies", line.len());
-    text += if info.shortest {
-        ", proven shortest"
-    } else {
-        "; a shorter mate is not ruled out (the limits ended the search for one)"
+    text += match (info.shortest, info.principal) {
+        (true, true) => ", proven shortest; every move of the line is best play",
+        (true, false) => {
+            ", proven shortest; below the first move the line may not be best play (the limits ended the check)"
+        }
+        (false, _) => "; a shorter mate is not ruled out (the limits ended the search for one)",
     };
     if !info.line_verified {
         text += "; the line was read from the table, and its defender moves may not resist longest";
@@ -220,14 +222,22 @@ mod tests {
         let line = ["R*2b", "1a2b", "G*3b"].map(|m| Move::from_usi(m).unwrap()).to_vec();
         let report = |result: MateResult, shortest, line_verified| MateReport {
             result,
-            info: crate::mate::MateInfo { shortest, line_verified, ..Default::default() },
+            info: crate::mate::MateInfo {
+                shortest,
+                line_verified,
+                principal: shortest,
+                ..Default::default()
+            },
             hashfull: 0,
         };
         let said = |r: &MateReport| mate_quality(r).unwrap_or_default();
         assert_eq!(
             said(&report(MateResult::Mate(line.clone()), true, true)),
-            "mate in 3 plies, proven shortest"
+            "mate in 3 plies, proven shortest; every move of the line is best play"
         );
+        let mut tree_line = report(MateResult::Mate(line.clone()), true, true);
+        tree_line.info.principal = false;
+        assert!(said(&tree_line).contains("below the first move the line may not be best play"));
         let open = said(&report(MateResult::Mate(line.clone()), false, true));
         assert!(open.starts_with("mate in 3 plies; a shorter mate is not ruled out"), "{open}");
         let unverified = said(&report(MateResult::Mate(line), false, false));
