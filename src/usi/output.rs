@@ -107,10 +107,11 @@ pub struct UsiMateReporter;
 
 impl MateReporter for UsiMateReporter {
     fn mate_report(&self, report: &MateReport) {
-        send(&mate_info_line(report));
+        // The figures stay the line just before the answer (where GUIs and tests read them).
         if let Some(text) = mate_quality(report) {
             info_string(&text);
         }
+        send(&mate_info_line(report));
         send(&checkmate_line(&report.result));
     }
 
