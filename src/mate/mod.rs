@@ -44,8 +44,9 @@
 //!    tree's attacker moves below the first need not mate soonest, so a reply the tree makes
 //!    long may not be the longest resistance. Each step is settled by a depth-limited search
 //!    (a mate within the plies left, none two plies shorter), mostly answered by the disproofs
-//!    the last round of step 2 left in the table. With no limits this gets as many nodes as
-//!    were searched before it (at least [`SHORTEN_MIN`]); if they run out, the tree's line stays.
+//!    the last round of step 2 left in the table. This gets at most as many nodes as were
+//!    searched before it (at least [`SHORTEN_MIN`]), within the limits; if they run out, the
+//!    tree's line stays.
 
 mod audit;
 mod dfpn;
@@ -320,9 +321,7 @@ fn solve_with(
     //    shortest and the defender's longest at every node (see `pv::principal`).
     if let (Some(tree_line), true) = (&line, shortest) {
         s.budget = budget;
-        if limits.nodes.is_none() && limits.deadline.is_none() {
-            s.budget.nodes = s.nodes.saturating_add(s.nodes.max(SHORTEN_MIN));
-        }
+        s.budget.nodes = budget.nodes.min(s.nodes.saturating_add(s.nodes.max(SHORTEN_MIN)));
         if let Some(p) = pv::principal(&mut s, tree_line, len)
             .filter(|p| p.len() == tree_line.len() && verify_line(&root, p).is_ok())
         {
