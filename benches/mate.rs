@@ -5,7 +5,9 @@
 //! The suite is every row of `tests/data/mate.tsv` and of `tests/data/mate_suite.tsv` (the long
 //! problems of issue 58, bare-king problems, generated short mates). Rows whose name starts with
 //! `LONG_` or `TSUME_LONG_` take minutes and run only with `--long`. Node counts are deterministic
-//! and the fair measure on a loaded machine; times are not.
+//! and the fair measure on a loaded machine, times are not; but a row that comes near its time
+//! limit (`--secs`) is cut by the clock (the shortening's first pass gets half the time left),
+//! so its count moves with the load too.
 //!
 //! `cargo bench --bench mate -- [NAME...] [--long] [--nodes N] [--secs S] [--hash MB] [--mate1]`:
 //! NAMEs (substrings) choose rows; `--nodes` and `--secs` limit each problem (default 50 M nodes
