@@ -116,27 +116,33 @@ pub(crate) fn extract(s: &mut Search, len: u16, required: Budget) -> Option<Vec<
     mated.then_some(moves)
 }
 
+/// The checks of the current attacker node the table holds proven within `plies` plies (the
+/// check included), with the length after each; checks that repeat a position of the line are
+/// left out.
+fn proven_checks(s: &Search, plies: u16) -> Vec<(Move, u16)> {
+    let hand = s.attacker_hand();
+    let mut checks = Vec::new();
+    movegen::checks(&s.pos, &mut checks);
+    checks
+        .into_iter()
+        .filter_map(|m| {
+            let (ckey, chand) = (s.key_after(m), s.hand_after_attack(hand, m));
+            if s.path.repeats(ckey, chand).is_some() {
+                return None;
+            }
+            let p = s.tt.probe(ckey, chand, plies - 1, 1, 1);
+            (p.pn == 0).then_some((m, p.len))
+        })
+        .collect()
+}
+
 /// The attacker's move with the shortest mate within `budget` plies, and that mate's length
 /// after the move.
 fn attacker_step(s: &mut Search, budget: u16, required: Budget) -> Option<(Move, u16)> {
     if budget == 0 {
         return None;
     }
-    let hand = s.attacker_hand();
-    let mut checks = Vec::new();
-    movegen::checks(&s.pos, &mut checks);
-    let mut best: Option<(Move, u16)> = None;
-    for &m in &checks {
-        let ckey = s.key_after(m);
-        let chand = s.hand_after_attack(hand, m);
-        if s.path.repeats(ckey, chand).is_some() {
-            continue;
-        }
-        let p = s.tt.probe(ckey, chand, budget - 1, 1, 1);
-        if p.pn == 0 && best.is_none_or(|(_, l)| p.len < l) {
-            best = Some((m, p.len));
-        }
-    }
+    let best = proven_checks(s, budget).into_iter().min_by_key(|&(_, len)| len);
     if best.is_some() {
         return best;
     }
@@ -252,26 +258,11 @@ fn shortest_check(s: &mut Search, left: u16, want: Option<Move>) -> Option<Move>
     if left == 0 {
         return None;
     }
-    let hand = s.attacker_hand();
-    let mut checks = Vec::new();
-    movegen::checks(&s.pos, &mut checks);
-    let mut best: Option<(Move, u16)> = None;
-    for &m in &checks {
-        let (ckey, chand) = (s.key_after(m), s.hand_after_attack(hand, m));
-        if s.path.repeats(ckey, chand).is_some() {
-            continue;
-        }
-        let p = s.tt.probe(ckey, chand, left - 1, 1, 1);
-        if p.pn == 0 {
-            if Some(m) == want {
-                return want;
-            }
-            if best.is_none_or(|(_, l)| p.len < l) {
-                best = Some((m, p.len));
-            }
-        }
+    let proven = proven_checks(s, left);
+    if let Some(m) = want.filter(|w| proven.iter().any(|&(m, _)| m == *w)) {
+        return Some(m);
     }
-    if let Some((m, _)) = best {
+    if let Some((m, _)) = proven.into_iter().min_by_key(|&(_, len)| len) {
         return Some(m);
     }
     let v = s.run(left);
