@@ -13,6 +13,11 @@
 //! the mate (no attacker strategy mates faster against best defence than the shortest one) and at
 //! most the plies given; when those are equal (the shortest mate is proven), the line is exact:
 //! shortest mate, longest resistance.
+//!
+//! Memory: the walk's one map (an entry of 16 bytes per attacker position verified) lives outside
+//! the table, and may take at most as many bytes as the table itself (`max_bytes`, so `MateHash`
+//! bounds it too); a map that would outgrow that ends the walk with an error, and the line then
+//! comes from elsewhere (see `mate/mod.rs`).
 
 use super::dfpn::{Budget, Search};
 use super::movegen;
@@ -22,18 +27,28 @@ use std::collections::HashMap;
 
 /// Verifies the proof tree of the current position within `plies`; returns the line (see the
 /// module docs). `budget` bounds the searches that re-prove nodes the table has lost; `limit`
-/// the positions the audit may visit.
-pub(crate) fn line(s: &mut Search, plies: u16, budget: Budget, limit: u64) -> Result<Vec<Move>, String> {
+/// the positions the audit may visit; `max_bytes` the memory of its map.
+pub(crate) fn line(
+    s: &mut Search,
+    plies: u16,
+    budget: Budget,
+    limit: u64,
+    max_bytes: usize,
+) -> Result<Vec<Move>, String> {
     let mut a = Audit {
-        strategy: HashMap::new(),
-        depth: HashMap::new(),
+        nodes: HashMap::new(),
         visited: 0,
         limit,
+        max_bytes,
+        ended: None,
         budget,
         deepest: None,
         out_of_budget: false,
     };
     if let Err(e) = a.attacker(s, plies) {
+        if let Some(why) = a.ended {
+            return Err(why);
+        }
         let mut e = e;
         if let Some((ply, why)) = &a.deepest {
             e += &format!("; deepest failure at ply {ply}: {why}");
@@ -47,7 +62,7 @@ pub(crate) fn line(s: &mut Search, plies: u16, budget: Budget, limit: u64) -> Re
     let mut moves = Vec::new();
     let result = loop {
         let key = s.pos.key();
-        let Some(&(_, m)) = a.strategy.get(&key) else {
+        let Some(&Node { mv: m, .. }) = a.nodes.get(&key) else {
             break Err("a position of the line is not in the tree".to_string());
         };
         s.pos.do_move(m);
@@ -78,18 +93,48 @@ pub(crate) fn line(s: &mut Search, plies: u16, budget: Budget, limit: u64) -> Re
 }
 
 /// Verifies the proof tree within `plies`; returns the length of its longest line.
-pub(crate) fn audit(s: &mut Search, plies: u16, budget: Budget, limit: u64) -> Result<u16, String> {
-    let moves = line(s, plies, budget, limit)?;
+pub(crate) fn audit(
+    s: &mut Search,
+    plies: u16,
+    budget: Budget,
+    limit: u64,
+    max_bytes: usize,
+) -> Result<u16, String> {
+    let moves = line(s, plies, budget, limit, max_bytes)?;
     Ok(moves.len() as u16)
 }
 
+/// An attacker position verified.
+#[derive(Clone, Copy)]
+struct Node {
+    /// The length it was verified with.
+    len: u16,
+    /// The length of the longest line of the final tree below it (for the line); 0 until known.
+    depth: u16,
+    /// The move of the shortest strategy found.
+    mv: Move,
+}
+
+/// Bytes of a map entry (key and [`Node`]) and its control byte.
+const ENTRY_BYTES: usize = std::mem::size_of::<(u64, Node)>() + 1;
+
+/// The bytes of a map that holds `capacity` entries: a power-of-two number of slots at most
+/// seven eighths full (hashbrown's layout, counted generously: its group padding as a slot).
+fn map_bytes(capacity: usize) -> usize {
+    let slots = if capacity < 8 { 8 } else { capacity.saturating_mul(8).div_ceil(7).next_power_of_two() };
+    slots.saturating_add(16).saturating_mul(ENTRY_BYTES)
+}
+
 struct Audit {
-    /// Attacker positions (full key) verified: the length verified with, and the move.
-    strategy: HashMap<u64, (u16, Move)>,
-    /// Attacker positions: the length of the longest line of the final tree (for the line).
-    depth: HashMap<u64, u16>,
+    /// Attacker positions (full key) verified.
+    nodes: HashMap<u64, Node>,
     visited: u64,
     limit: u64,
+    /// The most memory `nodes` may take, while growing included (the old and the new slots).
+    max_bytes: usize,
+    /// Why the walk ended before its verdict (a limit reached), if it did: every node then fails
+    /// at once, and this is the error of the whole walk.
+    ended: Option<String>,
     budget: Budget,
     /// The deepest node that failed, and why (for the report).
     deepest: Option<(usize, String)>,
@@ -101,18 +146,45 @@ impl Audit {
     fn visit(&mut self) -> Result<(), String> {
         self.visited += 1;
         if self.visited > self.limit {
-            return Err(format!("audit limit of {} positions reached", self.limit));
+            return self.end(format!("audit limit of {} positions reached", self.limit));
         }
         Ok(())
+    }
+
+    /// Ends the walk (see [`Audit::ended`]).
+    fn end(&mut self, why: String) -> Result<(), String> {
+        self.ended.get_or_insert(why.clone());
+        Err(why)
+    }
+
+    /// Room for one more node: within `max_bytes` (the map grows by doubling, and holds its old
+    /// slots while it moves them), and granted by the allocator. The map lives outside the table:
+    /// memory refused ends the walk with an error, never an abort.
+    fn reserve_node(&mut self) -> Result<(), String> {
+        let capacity = self.nodes.capacity();
+        if self.nodes.len() == capacity {
+            let need = map_bytes(capacity).saturating_add(map_bytes(capacity + 1));
+            if capacity > 0 && need > self.max_bytes {
+                return self.end(format!(
+                    "the audit's map would take {} KiB, more than the table's {} KiB",
+                    need >> 10,
+                    self.max_bytes >> 10
+                ));
+            }
+        }
+        match self.nodes.try_reserve(1) {
+            Ok(()) => Ok(()),
+            Err(e) => self.end(format!("the audit's map: {e}")),
+        }
     }
 
     /// An attacker node: some check must lead to a verified defender node.
     fn attacker(&mut self, s: &mut Search, plies: u16) -> Result<u16, String> {
         self.visit()?;
         let key = s.pos.key();
-        if let Some(&(len, _)) = self.strategy.get(&key) {
-            if len <= plies {
-                return Ok(len);
+        if let Some(n) = self.nodes.get(&key) {
+            if n.len <= plies {
+                return Ok(n.len);
             }
         }
         if plies == 0 {
@@ -147,15 +219,15 @@ impl Audit {
                 s.pos.do_move(m);
                 let r = self.defender(s, plies - 1);
                 s.pos.undo_move(m);
+                if let Some(why) = &self.ended {
+                    return Err(why.clone());
+                }
                 if let Ok(len) = r {
-                    // Keep the shortest strategy found for this position. The maps live outside
-                    // the table: memory refused ends the walk with an error, never an abort.
-                    self.strategy
-                        .try_reserve(1)
-                        .map_err(|e| format!("the audit's map of strategies: {e}"))?;
-                    let e = self.strategy.entry(key).or_insert((len + 1, m));
-                    if len + 1 < e.0 {
-                        *e = (len + 1, m);
+                    // Keep the shortest strategy found for this position.
+                    self.reserve_node()?;
+                    let e = self.nodes.entry(key).or_insert(Node { len: len + 1, depth: 0, mv: m });
+                    if len + 1 < e.len {
+                        *e = Node { len: len + 1, depth: 0, mv: m };
                     }
                     return Ok(len + 1);
                 }
@@ -193,15 +265,15 @@ impl Audit {
     /// (`nesting` guards against a cycle, which the shortest-strategy rule should rule out).
     fn tree_depth(&mut self, s: &mut Search, nesting: usize) -> Result<u16, String> {
         let key = s.pos.key();
-        if let Some(&d) = self.depth.get(&key) {
-            return Ok(d);
+        let Some(&Node { depth, mv: m, .. }) = self.nodes.get(&key) else {
+            return Err("a position of the tree is not verified".to_string());
+        };
+        if depth != 0 {
+            return Ok(depth);
         }
         if nesting > 4096 {
             return Err("the tree has a cycle".to_string());
         }
-        let Some(&(_, m)) = self.strategy.get(&key) else {
-            return Err("a position of the tree is not verified".to_string());
-        };
         s.pos.do_move(m);
         let mut longest = 0;
         let replies = MoveList::legal(&s.pos, true);
@@ -221,8 +293,40 @@ impl Audit {
         s.pos.undo_move(m);
         result?;
         let d = longest + 1;
-        self.depth.try_reserve(1).map_err(|e| format!("the audit's map of depths: {e}"))?;
-        self.depth.insert(key, d);
+        if let Some(n) = self.nodes.get_mut(&key) {
+            n.depth = d;
+        }
         Ok(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mate::dfpn::MAX_DEPTH;
+    use crate::mate::table::Table;
+    use crate::position::Position;
+    use std::sync::atomic::AtomicBool;
+
+    /// Shogi Zuko No. 7 (13 plies): a proof tree of a few dozen attacker positions.
+    const ZUKOU_7: &str = "1nkg5/2s6/3rp4/1B7/r8/1PN6/9/9/9 b BG3SN2gn4l16p 1";
+
+    #[test]
+    fn the_walk_keeps_within_its_memory() {
+        let mut table = Table::try_new(256).unwrap();
+        let stop = AtomicBool::new(false);
+        let budget = Budget { nodes: 5_000_000, deadline: None, use_stop: false };
+        let mut s = Search::new(Position::from_sfen(ZUKOU_7).unwrap(), &mut table, budget, &stop);
+        let v = s.run(MAX_DEPTH);
+        assert!(v.is_proven());
+        let bytes = s.tt.bytes();
+        // Nodes for re-proving what the table lost, beyond those already searched.
+        let walk = Budget { nodes: s.nodes + 2_000_000, ..budget };
+        let moves = line(&mut s, v.len, walk, 1_000_000, bytes).unwrap();
+        assert!(moves.len() >= 13 && moves.len() % 2 == 1 && moves.len() <= v.len as usize);
+        // A map allowed less than its second growth stops the walk, with the reason.
+        let walk = Budget { nodes: s.nodes + 2_000_000, ..budget };
+        let e = line(&mut s, v.len, walk, 1_000_000, map_bytes(3)).unwrap_err();
+        assert!(e.contains("more than the table's"), "{e}");
     }
 }

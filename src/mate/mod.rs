@@ -71,7 +71,8 @@ pub const SHORTEN_MIN: u64 = 2_000_000;
 /// deadline do not cut it short). The line of the first proof is taken right after it, while the
 /// table holds it all, and kept in case the line of a shorter mate cannot be walked.
 const LINE_NODES: u64 = 2_000_000;
-/// Positions the walk of the proof tree for the line may visit.
+/// Positions the walk of the proof tree for the line may visit (a bound on its time; its memory
+/// is bounded by the table's size, see `audit.rs`).
 const AUDIT_POSITIONS: u64 = 20_000_000;
 /// Stack of the search thread (the search recurses once per ply, up to `MAX_DEPTH`).
 pub const STACK_BYTES: usize = 64 << 20;
@@ -177,8 +178,8 @@ impl MateSolver {
     /// within `plies`: walks the whole proof tree the table suggests (re-proving what it lost),
     /// enumerating every defender reply and checking every move and every final mate (see
     /// `audit.rs`). Returns the longest line of the verified tree, or why it failed (including
-    /// running past `max_positions`). Meant for tests and diagnostics, typically right after a
-    /// `solve` of the same position.
+    /// running past `max_positions`, or its map outgrowing the table). Meant for tests and
+    /// diagnostics, typically right after a `solve` of the same position.
     pub fn audit(&mut self, pos: &Position, plies: u16, max_positions: u64) -> Result<u16, String> {
         let table = &mut self.table;
         let pos = pos.clone();
@@ -187,7 +188,8 @@ impl MateSolver {
             let budget = Budget { nodes: LINE_NODES * 10, deadline: None, use_stop: false };
             let mut s = Search::new(pos, table, budget, &stop);
             let budget = Budget { nodes: LINE_NODES * 10, ..budget };
-            audit::audit(&mut s, plies, budget, max_positions)
+            let max_bytes = s.tt.bytes();
+            audit::audit(&mut s, plies, budget, max_positions, max_bytes)
         })
         .expect("cannot start the mate audit thread")
     }
@@ -294,7 +296,9 @@ fn solve_with(
     // longest.)
     let walk = Budget { nodes: s.nodes.saturating_add(LINE_NODES), deadline: None, use_stop: false };
     // (moves, whether they come from the verified tree)
-    let first = match audit::line(&mut s, v.len, walk, AUDIT_POSITIONS) {
+    // The walk's map may take as much memory as the table (see `audit.rs`).
+    let audit_bytes = s.tt.bytes();
+    let first = match audit::line(&mut s, v.len, walk, AUDIT_POSITIONS, audit_bytes) {
         Ok(moves) => Some((moves, true)),
         Err(_) => pv::extract(&mut s, v.len, walk).map(|moves| (moves, false)),
     }
@@ -312,7 +316,7 @@ fn solve_with(
     let walk = Budget { nodes: s.nodes.saturating_add(LINE_NODES), ..walk };
     let mut line = match &first {
         Some((moves, true)) if len == v.len => Some(moves.clone()),
-        _ => audit::line(&mut s, len, walk, AUDIT_POSITIONS)
+        _ => audit::line(&mut s, len, walk, AUDIT_POSITIONS, audit_bytes)
             .ok()
             .filter(|moves| verify_line(&root, moves).is_ok()),
     };

@@ -193,6 +193,12 @@ impl Table {
         self.collections = 0;
     }
 
+    /// The table's memory, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.clusters.len() * std::mem::size_of::<Cluster>()
+            + self.reps.len() * std::mem::size_of::<RepEntry>()
+    }
+
     /// Entries the table holds.
     pub fn capacity(&self) -> usize {
         self.clusters.len() * WAYS
