@@ -9,13 +9,16 @@
 //! limit (`--secs`) is cut by the clock (the shortening's first pass gets half the time left),
 //! so its count moves with the load too.
 //!
-//! `cargo bench --bench mate -- [NAME...] [--long] [--nodes N] [--secs S] [--hash MB] [--mate1]`:
-//! NAMEs (substrings) choose rows; `--nodes` and `--secs` limit each problem (default 50 M nodes
-//! and 60 s); `--hash` is the table size (default 256 MiB, `MateHash`'s default); `--mate1`
-//! times `Position::mate_in_one` alone. Each problem starts from an empty table.
+//! `cargo bench --bench mate -- [NAME...] [--long] [--nodes N] [--secs S] [--hash MB] [--futile]
+//! [--mate1]`: NAMEs (substrings) choose rows; `--nodes` and `--secs` limit each problem (default
+//! 50 M nodes and 60 s); `--hash` is the table size (default 256 MiB, `MateHash`'s default);
+//! `--futile` solves by tsume convention, as `go mate` does (futile interpositions not counted;
+//! without it every interposition counts, as the rows' lengths do but for `TSUME_` rows);
+//! `--mate1` times `Position::mate_in_one` alone. Each problem starts from an empty table.
+//! Every line is replayed (`verify_line_by`).
 //! `--generate N SEED` prints N new generated rows instead.
 
-use hayate::mate::{verify_line, MateLimits, MateResult, MateSolver};
+use hayate::mate::{verify_line, verify_line_by, MateLimits, MateResult, MateSolver};
 use hayate::position::{board_field, MoveList, Position};
 use hayate::splitmix::next as rand;
 use std::hint::black_box;
@@ -174,7 +177,8 @@ fn main() {
         generate(value(&args, i, "--generate"), value(&args, i + 1, "--generate N SEED"));
         return;
     }
-    let (mut nodes, mut secs, mut hash, mut long) = (50_000_000u64, 60f64, 256usize, false);
+    let (mut nodes, mut secs, mut hash, mut long, mut futile) =
+        (50_000_000u64, 60f64, 256usize, false, false);
     let mut names = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -184,6 +188,11 @@ fn main() {
             "--hash" => hash = value(&args, i, "--hash"),
             "--long" => {
                 long = true;
+                i += 1;
+                continue;
+            }
+            "--futile" => {
+                futile = true;
                 i += 1;
                 continue;
             }
@@ -205,7 +214,11 @@ fn main() {
             }
         })
         .collect();
-    println!("mate suite: {} problems, {nodes} nodes / {secs} s each, table {hash} MiB", selected.len());
+    println!(
+        "mate suite: {} problems, {nodes} nodes / {secs} s each, table {hash} MiB{}",
+        selected.len(),
+        if futile { ", futile interpositions not counted" } else { "" }
+    );
     let mut solver = MateSolver::new(hash);
     let stop = AtomicBool::new(false);
     let (mut total_nodes, mut total_secs, mut solved, mut shortest) = (0u64, 0f64, 0, 0);
@@ -213,13 +226,16 @@ fn main() {
         let pos = Position::from_sfen(&r.sfen).unwrap();
         solver.clear();
         let deadline = Instant::now().checked_add(Duration::from_secs_f64(secs));
-        let limits = MateLimits { nodes: Some(nodes), deadline, ..MateLimits::default() };
+        let limits = MateLimits { nodes: Some(nodes), deadline, futile, ..MateLimits::default() };
         let t = Instant::now();
         let result = solver.solve(&pos, &limits, &stop);
         let took = t.elapsed().as_secs_f64();
         let info = solver.info();
         let what = match &result {
             MateResult::Mate(line) => {
+                if let Err(e) = verify_line_by(&pos, line, futile) {
+                    panic!("{}: a wrong line: {e}", r.name);
+                }
                 solved += 1;
                 shortest += info.shortest as usize;
                 format!(

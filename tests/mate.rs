@@ -97,7 +97,7 @@ fn solve(solver: &mut MateSolver, sfen: &str, nodes: u64, max_plies: Option<u16>
     let pos = Position::from_sfen(sfen).unwrap();
     solver.clear();
     let stop = AtomicBool::new(false);
-    let limits = MateLimits { nodes: Some(nodes), deadline: None, max_plies };
+    let limits = MateLimits { nodes: Some(nodes), deadline: None, max_plies, futile: false };
     let t = Instant::now();
     let result = solver.solve(&pos, &limits, &stop);
     Outcome {
@@ -446,7 +446,8 @@ fn random_positions_agree_with_brute_force() {
         // same table: results of one attacker must not leak to the other.
         let sfen = if tried.is_multiple_of(2) { flipped(&pos.to_sfen()) } else { pos.to_sfen() };
         let pos = Position::from_sfen(&sfen).unwrap();
-        let limits = MateLimits { nodes: Some(2_000_000), deadline: None, max_plies: Some(max as u16) };
+        let limits =
+            MateLimits { nodes: Some(2_000_000), deadline: None, max_plies: Some(max as u16), futile: false };
         match solver.solve(&pos, &limits, &stop) {
             MateResult::Mate(line) => {
                 check_line(&sfen, &line).unwrap_or_else(|e| panic!("{sfen}: {e}"));

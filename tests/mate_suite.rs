@@ -6,7 +6,9 @@
 //! the table is collected.
 //!
 //! Each line is replayed here with the rules library: every move legal, every attacker move a
-//! check, the last position checkmate.
+//! check, the last position checkmate. The rows' lengths count every interposition, so these runs
+//! set `TsumeConvention` off; one more run leaves it on (`go mate`'s default), where a defender
+//! with only futile interpositions left is mated and the lines may be shorter.
 
 mod common;
 
@@ -56,12 +58,16 @@ fn hashfull(lines: &[String]) -> Option<usize> {
     words.next()?.parse().ok()
 }
 
-/// Solves every `GEN_` row with `MateHash` `mb`; returns (name, plies or why not, hashfull).
-fn solve_generated(mb: usize) -> Vec<(String, Result<usize, String>, Option<usize>)> {
+/// One row's answer: (name, plies or why not, hashfull, the `checkmate` line).
+type Answer = (String, Result<usize, String>, Option<usize>, String);
+
+/// Solves every `GEN_` row with `MateHash` `mb`, by tsume convention or not.
+fn solve_generated(mb: usize, convention: bool) -> Vec<Answer> {
     let mut e = Engine::start();
     e.send_line("usi");
     e.until_within(ANSWER, |l| l == "usiok");
     e.send_line(&format!("setoption name MateHash value {mb}"));
+    e.send_line(&format!("setoption name TsumeConvention value {convention}"));
     e.send_line("isready");
     e.until_within(ANSWER, |l| l == "readyok");
     let mut out = Vec::new();
@@ -70,7 +76,7 @@ fn solve_generated(mb: usize) -> Vec<(String, Result<usize, String>, Option<usiz
         e.send_line("go mate 20000");
         let (lines, _) = e.until_within(ANSWER, |l| l.starts_with("checkmate"));
         let answer = lines.last().expect("an answer");
-        out.push((row[0].clone(), mating_line(&row[1], answer), hashfull(&lines)));
+        out.push((row[0].clone(), mating_line(&row[1], answer), hashfull(&lines), answer.clone()));
     }
     out
 }
@@ -87,14 +93,16 @@ fn fast_rows() -> Vec<Vec<String>> {
 fn assert_exact(mb: usize) {
     let want = fast_rows();
     assert_eq!(want.len(), 30, "generated rows of at most {FAST_PLIES} plies");
-    let got = solve_generated(mb);
+    let got = solve_generated(mb, false);
     let wrong: Vec<String> = want
         .iter()
         .zip(&got)
-        .filter(|(row, (_, line, full))| {
+        .filter(|(row, (_, line, full, _))| {
             line.as_ref() != Ok(&row[2].parse().expect("mate_plies")) || full.is_none_or(|f| f > HASHFULL_MAX)
         })
-        .map(|(row, (name, line, full))| format!("{name}: want {}, got {line:?}, hashfull {full:?}", row[2]))
+        .map(|(row, (name, line, full, _))| {
+            format!("{name}: want {}, got {line:?}, hashfull {full:?}", row[2])
+        })
         .collect();
     assert!(wrong.is_empty(), "MateHash {mb}:\n{}", wrong.join("\n"));
 }
@@ -107,4 +115,32 @@ fn generated_rows_are_mated_exactly() {
 #[test]
 fn a_one_mebibyte_table_gives_the_same_answers() {
     assert_exact(1);
+}
+
+/// By tsume convention (the default): every line a mate by convention (`verify_line_by`), never
+/// longer than the row's plain length; and some shorter, or ending where the defender still has
+/// drops (all futile): the convention is at work.
+#[test]
+fn by_tsume_convention_futile_interpositions_do_not_count() {
+    let want = fast_rows();
+    let got = solve_generated(16, true);
+    let (mut shorter, mut futile_end) = (0, 0);
+    for (row, (name, _, _, answer)) in want.iter().zip(&got) {
+        let plain: usize = row[2].parse().expect("mate_plies");
+        let pos = Position::from_sfen(&row[1]).unwrap();
+        let moves: Vec<Move> = answer.split(' ').skip(1).map(|m| Move::from_usi(m).expect(answer)).collect();
+        if let Err(e) = hayate::mate::verify_line_by(&pos, &moves, true) {
+            panic!("{name}: {answer}: {e}");
+        }
+        assert!(moves.len() <= plain, "{name}: {} plies by convention, {plain} plain", moves.len());
+        shorter += usize::from(moves.len() < plain);
+        let mut end = pos.clone();
+        for &m in &moves {
+            end.do_move(m);
+        }
+        futile_end += usize::from(!MoveList::legal(&end, true).is_empty());
+    }
+    // GEN_58_156 (9 plies plain, 7 by convention), GEN_58_268 and GEN_58_322 (lines that end
+    // where the defender can only drop in vain).
+    assert!(shorter >= 1 && futile_end >= 2, "shorter {shorter}, ending in futile drops {futile_end}");
 }

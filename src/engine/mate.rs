@@ -90,12 +90,14 @@ impl MateRunner {
         }
     }
 
-    /// Starts solving `pos` with a table of `table_mb` MiB; `reporter` gets the result.
+    /// Starts solving `pos` with a table of `table_mb` MiB, by tsume convention if `futile` (see
+    /// [`MateLimits::futile`]); `reporter` gets the result.
     pub fn start(
         &mut self,
         pos: &Position,
         req: MateRequest,
         table_mb: usize,
+        futile: bool,
         reporter: Arc<dyn MateReporter>,
     ) {
         self.stop_and_wait();
@@ -120,6 +122,7 @@ impl MateRunner {
             nodes: req.nodes,
             deadline: req.time_ms.and_then(|ms| Instant::now().checked_add(Duration::from_millis(ms))),
             max_plies: None,
+            futile,
         };
         self.launch(Solve { solver, pos: pos.clone(), limits, stop, reporter });
     }

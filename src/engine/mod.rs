@@ -276,7 +276,8 @@ impl Engine {
         let request =
             MateRequest { nodes: request.nodes.or((option_nodes > 0).then_some(option_nodes)), ..request };
         let table_mb = self.options.int(options::MATE_HASH) as usize;
-        self.mate.start(&self.pos, request, table_mb, reporter);
+        let futile = self.options.bool(options::TSUME_CONVENTION);
+        self.mate.start(&self.pos, request, table_mb, futile, reporter);
     }
 
     /// Asks the running search and mate job to stop; they still report (a search its best move).

@@ -78,6 +78,8 @@ pub const FV_SCALE: &str = "FV_SCALE";
 pub const EVAL_TYPE: &str = "EvalType";
 pub const MATE_HASH: &str = "MateHash";
 pub const MATE_NODES: &str = "MateNodes";
+/// `go mate` by tsume convention: futile interpositions do not count (`mate/futile.rs`).
+pub const TSUME_CONVENTION: &str = "TsumeConvention";
 pub const CONSIDERATION_MODE: &str = "ConsiderationMode";
 pub const PV_INTERVAL: &str = "PvInterval";
 pub const BOOK_FILE: &str = "BookFile";
@@ -144,6 +146,7 @@ pub fn declarations() -> Vec<Decl> {
         },
         spin(MATE_HASH, DEFAULT_TABLE_MB, 1, MAX_TABLE_MB),
         spin(MATE_NODES, 0, 0, 2_147_483_647),
+        check(TSUME_CONVENTION, true),
         Decl { name: BOOK_FILE, kind: Kind::Filename(NO_BOOK) },
         spin(BOOK_MOVES, 16, 0, 10000),
         spin(BOOK_IGNORE_RATE, 0, 0, 100),

@@ -68,7 +68,7 @@ pub(crate) fn line(
         s.pos.do_move(m);
         moves.push(m);
         let replies = MoveList::legal(&s.pos, true);
-        if replies.is_empty() {
+        if s.mated_now(replies.is_empty()).is_some() {
             break Ok(());
         }
         let mut best = None;
@@ -248,6 +248,10 @@ impl Audit {
         if replies.is_empty() {
             return if s.pos.in_check() { Ok(0) } else { Err("no legal move but not in check".to_string()) };
         }
+        if s.futile && super::futile::mated(&mut s.pos) {
+            // Only futile interpositions left: mated by convention.
+            return Ok(0);
+        }
         if plies == 0 {
             return Err("the defender still has moves".to_string());
         }
@@ -276,9 +280,11 @@ impl Audit {
         }
         s.pos.do_move(m);
         let mut longest = 0;
+        // By convention, a defender with only futile interpositions left is a leaf.
+        let leaf = s.futile && super::futile::mated(&mut s.pos);
         let replies = MoveList::legal(&s.pos, true);
         let mut result = Ok(());
-        for &r in replies.iter() {
+        for &r in replies.iter().filter(|_| !leaf) {
             s.pos.do_move(r);
             let d = self.tree_depth(s, nesting + 1);
             s.pos.undo_move(r);

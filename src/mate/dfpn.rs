@@ -62,6 +62,7 @@
 //!   the first mate does not keep them: it found its first proofs later with them
 //!   (docs/strength.md, 2026-12-02).
 
+use super::futile;
 use super::hand as hands;
 use super::movegen;
 use super::table::{Probe, Table, INF, PN_MAX, UNLIMITED};
@@ -81,6 +82,8 @@ pub(crate) const MAX_DEPTH: u16 = 2000;
 /// The key salt of searches in which white attacks (bit 0, the side-to-move bit of board keys,
 /// left alone).
 const WHITE_ATTACKS: u64 = 0x5bd1_e995_7f4a_7c14;
+/// The key salt of searches by tsume convention (see [`Search::set_futile`]; bit 0 left alone).
+const FUTILE: u64 = 0x2545_f491_4f6c_dd1c;
 
 /// A salt for the pieces in play: how many of each kind exist on the board and in both hands
 /// (see [`Search::key`]).
@@ -303,6 +306,8 @@ pub(crate) struct Search<'a> {
     stop: &'a dyn super::Stop,
     /// Set once the budget is spent; every `mid` then unwinds at once.
     pub aborted: bool,
+    /// Tsume convention: a defender with only futile interpositions left is mated (`futile.rs`).
+    pub futile: bool,
     /// Give a new defender node the number of squares its replies go to as its initial proof
     /// number (set for unlimited searches: it finds first proofs faster, but slows down the
     /// exhaustive depth-limited searches that establish the shortest mate).
@@ -317,6 +322,7 @@ pub(crate) struct Search<'a> {
     /// Scratch move lists.
     moves: Vec<Move>,
     replies: Vec<Move>,
+    checks: Vec<Move>,
 }
 
 impl<'a> Search<'a> {
@@ -336,13 +342,70 @@ impl<'a> Search<'a> {
             budget,
             stop,
             aborted: false,
+            futile: false,
             count_replies: false,
             line_disproofs: false,
             path: Path::default(),
             pool: Vec::new(),
             moves: Vec::with_capacity(crate::position::MAX_MOVES),
             replies: Vec::with_capacity(crate::position::MAX_MOVES),
+            checks: Vec::with_capacity(crate::position::MAX_MOVES),
         }
+    }
+
+    /// Searches by tsume convention from now on: futile interpositions do not count (see
+    /// `futile.rs`). Results differ from those of the plain rules, so the keys do too.
+    pub fn set_futile(&mut self) {
+        if !self.futile {
+            self.futile = true;
+            self.salt ^= FUTILE;
+        }
+    }
+
+    /// At a defender node whose legal moves are known (`no_moves`: none): whether it is mated now,
+    /// and the attacker's hand that proof needs. By convention every interposition may be futile,
+    /// which holds for any hands; else an ordinary mate needs [`Search::interposition_hand`].
+    pub fn mated_now(&mut self, no_moves: bool) -> Option<Hand> {
+        if self.futile && futile::mated(&mut self.pos) {
+            Some(Hand::EMPTY)
+        } else if no_moves {
+            Some(self.interposition_hand())
+        } else {
+            None
+        }
+    }
+
+    /// At an attacker node without an ordinary mate in one, by convention: a check after which the
+    /// defender has only futile interpositions, as a proven value. (Used where a search relies on
+    /// knowing every mate in one.)
+    fn futile_mate_in_one(&mut self) -> Option<NodeValue> {
+        if !self.futile {
+            return None;
+        }
+        let hand = self.attacker_hand();
+        let mut checks = std::mem::take(&mut self.checks);
+        checks.clear();
+        movegen::checks(&self.pos, &mut checks);
+        let mut found = None;
+        for &m in &checks {
+            self.pos.do_move(m);
+            let checkers = self.pos.checkers();
+            // A mate by convention that is not an ordinary one checks alone from a distance.
+            let distant = !checkers.more_than_one()
+                && match (checkers.lsb(), self.pos.king_square(self.pos.side_to_move())) {
+                    (Some(c), Some(k)) => !attacks::between(k, c).is_empty(),
+                    _ => false,
+                };
+            let mated = distant && futile::mated(&mut self.pos);
+            self.pos.undo_move(m);
+            if mated {
+                let p = hands::min(self.hand_before_attack(Hand::EMPTY, m), hand);
+                found = Some(NodeValue::proven(p, 1, Some(m)));
+                break;
+            }
+        }
+        self.checks = checks;
+        found
     }
 
     /// The key of the current position for the table and the path: the board key, salted with
@@ -489,22 +552,30 @@ impl<'a> Search<'a> {
             // What the proof needs below this check.
             let mut need = self.interposition_hand();
             let mut mated = true;
-            for &r in &replies {
-                self.pos.do_move(r);
-                self.count_node();
-                match self.pos.mate_in_one() {
-                    Some(m1) => need = hands::max(need, self.mate_in_one_value(m1).hand),
-                    None => mated = false,
-                }
-                self.pos.undo_move(r);
-                if !mated {
-                    break;
+            let now = self.futile && futile::mated(&mut self.pos);
+            if now {
+                need = Hand::EMPTY;
+            } else {
+                for &r in &replies {
+                    self.pos.do_move(r);
+                    self.count_node();
+                    match self.pos.mate_in_one() {
+                        Some(m1) => need = hands::max(need, self.mate_in_one_value(m1).hand),
+                        None => match self.futile_mate_in_one() {
+                            Some(v) => need = hands::max(need, v.hand),
+                            None => mated = false,
+                        },
+                    }
+                    self.pos.undo_move(r);
+                    if !mated {
+                        break;
+                    }
                 }
             }
             self.pos.undo_move(m);
             if mated {
                 let p = hands::min(self.hand_before_attack(need, m), hand);
-                let len = if replies.is_empty() { 1 } else { 3 };
+                let len = if replies.is_empty() || now { 1 } else { 3 };
                 result = NodeValue::proven(p, len, Some(m));
                 break;
             }
@@ -606,6 +677,9 @@ impl<'a> Search<'a> {
                 if let Some(m1) = self.pos.mate_in_one() {
                     c.v = self.mate_in_one_value(m1);
                     self.tt.store_proven(ckey, c.v.hand, 1, Some(m1), 1);
+                } else if let Some(v) = if child_depth == 1 { self.futile_mate_in_one() } else { None } {
+                    c.v = v;
+                    self.tt.store_proven(ckey, v.hand, 1, v.best, 1);
                 } else if child_depth == 1 {
                     c.v = NodeValue::disproven(chand, 1, NO_REP);
                     self.tt.store_disproven(ckey, chand, 1, 1);
@@ -628,8 +702,7 @@ impl<'a> Search<'a> {
                 let mut replies = std::mem::take(&mut self.replies);
                 replies.clear();
                 movegen::all_legal(&self.pos, &mut replies);
-                if replies.is_empty() {
-                    let p = self.interposition_hand();
+                if let Some(p) = self.mated_now(replies.is_empty()) {
                     c.v = NodeValue::proven(p, 0, None);
                     self.tt.store_proven(ckey, p, 0, None, 1);
                 } else {
@@ -675,7 +748,13 @@ impl<'a> Search<'a> {
                 return v;
             }
             if depth <= 2 {
-                // `mate_in_one` finds every mate in one (and mates take an odd number of plies).
+                // `mate_in_one` finds every ordinary mate in one, `futile_mate_in_one` the others
+                // (and mates take an odd number of plies).
+                if let Some(v) = self.futile_mate_in_one() {
+                    self.moves = moves;
+                    self.tt.store_proven(key, v.hand, 1, v.best, 1);
+                    return v;
+                }
                 self.moves = moves;
                 let v = NodeValue::disproven(hand, depth, NO_REP);
                 self.tt.store_disproven(key, hand, depth, 1);
@@ -707,9 +786,8 @@ impl<'a> Search<'a> {
             }
         } else {
             movegen::all_legal(&self.pos, &mut moves);
-            if moves.is_empty() {
+            if let Some(p) = self.mated_now(moves.is_empty()) {
                 self.moves = moves;
-                let p = self.interposition_hand();
                 let v = NodeValue::proven(p, 0, None);
                 self.tt.store_proven(key, p, 0, None, 1);
                 return v;

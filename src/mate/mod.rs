@@ -3,9 +3,10 @@
 //!
 //! Rules as in tsume shogi: the attacker (the side to move) plays only checks, and answers a
 //! counter-check with a move that both escapes and checks; the defender may play any legal move,
-//! interpositions by drops included (all of them count towards the length); pawn-drop mate is
-//! illegal; a line that repeats a position is no mate (perpetual check loses). The attacker may
-//! lack a king.
+//! interpositions by drops included (all of them count towards the length, unless
+//! [`MateLimits::futile`] asks for tsume convention: see `futile.rs`); pawn-drop mate is illegal;
+//! a line that repeats a position is no mate (perpetual check loses). The attacker may lack a
+//! king.
 //!
 //! # Use
 //! ```no_run
@@ -50,6 +51,7 @@
 
 mod audit;
 mod dfpn;
+mod futile;
 mod hand;
 mod movegen;
 mod pv;
@@ -85,6 +87,11 @@ pub struct MateLimits {
     /// Only mates of at most this many plies count; `NoMate` then means "none that short".
     /// `go mate` leaves it unset.
     pub max_plies: Option<u16>,
+    /// Tsume convention: a defender left with nothing but futile interpositions (drops that the
+    /// distant checker simply takes, mated again) is mated, and the line ends there (`futile.rs`).
+    /// `go mate` sets it; lengths then count no such interposition. Unset, every interposition
+    /// counts and lines end in checkmate by the plain rules.
+    pub futile: bool,
 }
 
 /// The answer to a mate question.
@@ -273,6 +280,10 @@ fn solve_with(
         Budget { nodes: limits.nodes.unwrap_or(u64::MAX), deadline: limits.deadline, use_stop: true };
     let root = pos.clone();
     let mut s = Search::new(pos, table, budget, stop);
+    if limits.futile {
+        s.set_futile();
+    }
+    let verify_line = |root: &Position, moves: &[Move]| verify_line_by(root, moves, limits.futile);
 
     // 1. Any mate at all.
     let depth = limits.max_plies.map_or(MAX_DEPTH, |p| p.min(MAX_DEPTH));
@@ -355,6 +366,12 @@ fn solve_with(
 /// checks on every move (legally), the defender's moves are legal, and the last position is
 /// checkmate.
 pub fn verify_line(pos: &Position, moves: &[Move]) -> Result<(), String> {
+    verify_line_by(pos, moves, false)
+}
+
+/// [`verify_line`], and with `futile` by tsume convention: the last position may also be one
+/// where the defender has only futile interpositions left (see [`MateLimits::futile`]).
+pub fn verify_line_by(pos: &Position, moves: &[Move], futile: bool) -> Result<(), String> {
     let mut p = pos.clone();
     let attacker = p.side_to_move();
     for (i, &m) in moves.iter().enumerate() {
@@ -366,7 +383,10 @@ pub fn verify_line(pos: &Position, moves: &[Move]) -> Result<(), String> {
         }
         p.do_move(m);
     }
-    if p.side_to_move() == attacker || !p.in_check() || !MoveList::legal(&p, true).is_empty() {
+    if p.side_to_move() == attacker
+        || !p.in_check()
+        || !(MoveList::legal(&p, true).is_empty() || futile && futile::mated(&mut p))
+    {
         return Err("the line does not end in checkmate".to_string());
     }
     Ok(())

@@ -95,7 +95,7 @@ pub(crate) fn extract(s: &mut Search, len: u16, required: Budget) -> Option<Vec<
         } else {
             let mut replies = Vec::new();
             movegen::all_legal(&s.pos, &mut replies);
-            if replies.is_empty() {
+            if s.mated_now(replies.is_empty()).is_some() {
                 break true;
             }
             defender_step(s, budget, &replies, required)
@@ -230,8 +230,9 @@ pub(crate) fn principal(s: &mut Search, line: &[Move], len: u16) -> Option<Vec<M
         moves.push(m);
         let mut replies = Vec::new();
         movegen::all_legal(&s.pos, &mut replies);
-        if replies.is_empty() || left < 3 {
-            break replies.is_empty() && left == 1;
+        let mated = s.mated_now(replies.is_empty()).is_some();
+        if mated || left < 3 {
+            break mated && left == 1;
         }
         let want = line.get(moves.len()).copied().filter(|_| on_line);
         let Some(r) = longest_reply(s, left - 2, &replies, want) else {

@@ -715,6 +715,19 @@ impl Position {
     /// Passes the move to the opponent (for null-move pruning). Not allowed in check.
     pub fn do_null_move(&mut self) {
         debug_assert!(!self.in_check());
+        self.do_null_move_unchecked();
+    }
+
+    /// Passes the move to the opponent even in check (undone by [`Position::undo_null_move`]).
+    /// The position after it is not one of a game: the side that passed may still be in check.
+    /// For the mate solver, which asks what its checking piece would do next (see
+    /// `mate/futile.rs`).
+    pub fn do_pass(&mut self) {
+        self.do_null_move_unchecked();
+    }
+
+    #[inline(always)]
+    fn do_null_move_unchecked(&mut self) {
         let prev = &self.states[self.cur];
         let st = StateInfo {
             board_key: prev.board_key ^ zobrist::SIDE,
