@@ -276,6 +276,48 @@ fn long_tsume_rows_are_mated() {
 
 /// No-mate rows: no mate within `no_mate_within_plies` (asked with that ply limit: `NoMate` or
 /// `Timeout`, never a mate); asked without a limit, any mate found must be verified and longer.
+/// By tsume convention (`MateLimits::futile`, `go mate`'s default) the rows of antma's tsume
+/// suites (`antma_tsumeN_...`, problems published as mates in N) come out at exactly N plies,
+/// proven shortest: some are longer by the plain rules (`antma_tsume1_3`: 13 plies), where the
+/// defender's last replies are futile interpositions. Each line is replayed, its end a mate by
+/// convention.
+#[test]
+fn tsume_convention_gives_the_published_lengths() {
+    let rows: Vec<Row> =
+        rows("mate.tsv").into_iter().filter(|r| published_mate_in(&r.name).is_some()).collect();
+    assert!(rows.len() >= 40, "antma rows: {}", rows.len());
+    let longer_plain = AtomicUsize::new(0);
+    run_rows(rows, TABLE_MB, |solver, r| {
+        let want = published_mate_in(&r.name).unwrap();
+        let pos = Position::from_sfen(&r.sfen).unwrap();
+        solver.clear();
+        let stop = AtomicBool::new(false);
+        let limits = MateLimits { nodes: Some(MATE_NODES), futile: true, ..MateLimits::default() };
+        let MateResult::Mate(line) = solver.solve(&pos, &limits, &stop) else {
+            return Err("no mate by convention".to_string());
+        };
+        hayate::mate::verify_line_by(&pos, &line, true)?;
+        if line.len() != want || !solver.info().shortest {
+            return Err(format!(
+                "{} plies (shortest proven: {}), published {want}",
+                line.len(),
+                solver.info().shortest
+            ));
+        }
+        if r.plies > want {
+            longer_plain.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(format!("{:<44} {want:>3} by convention, {:>3} plain", r.name, r.plies))
+    });
+    // The convention is what makes the difference on some rows.
+    assert!(longer_plain.load(Ordering::Relaxed) >= 3);
+}
+
+/// N of a row named `antma_tsumeN_...`.
+fn published_mate_in(name: &str) -> Option<usize> {
+    name.strip_prefix("antma_tsume")?.split('_').next()?.parse().ok()
+}
+
 #[test]
 fn nomate_rows_have_no_short_mate() {
     run_rows(rows("nomate.tsv"), TABLE_MB, |solver, r| {
