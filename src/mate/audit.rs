@@ -68,7 +68,7 @@ pub(crate) fn line(
         s.pos.do_move(m);
         moves.push(m);
         let replies = MoveList::legal(&s.pos, true);
-        if s.mated_now(replies.is_empty()).is_some() {
+        if s.mated_now(replies.as_slice()).is_some() {
             break Ok(());
         }
         let mut best = None;
@@ -248,7 +248,7 @@ impl Audit {
         if replies.is_empty() {
             return if s.pos.in_check() { Ok(0) } else { Err("no legal move but not in check".to_string()) };
         }
-        if s.futile && super::futile::mated(&mut s.pos) {
+        if s.futile && super::futile::mated_with(&mut s.pos, replies.as_slice()) {
             // Only futile interpositions left: mated by convention.
             return Ok(0);
         }

@@ -362,13 +362,13 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// At a defender node whose legal moves are known (`no_moves`: none): whether it is mated now,
-    /// and the attacker's hand that proof needs. By convention every interposition may be futile,
-    /// which holds for any hands; else an ordinary mate needs [`Search::interposition_hand`].
-    pub fn mated_now(&mut self, no_moves: bool) -> Option<Hand> {
-        if self.futile && futile::mated(&mut self.pos) {
+    /// At a defender node with legal moves `replies`: whether it is mated now, and the attacker's
+    /// hand that proof needs. By convention every interposition may be futile, which holds for
+    /// any hands; else an ordinary mate needs [`Search::interposition_hand`].
+    pub fn mated_now(&mut self, replies: &[Move]) -> Option<Hand> {
+        if self.futile && futile::mated_with(&mut self.pos, replies) {
             Some(Hand::EMPTY)
-        } else if no_moves {
+        } else if replies.is_empty() {
             Some(self.interposition_hand())
         } else {
             None
@@ -552,7 +552,7 @@ impl<'a> Search<'a> {
             // What the proof needs below this check.
             let mut need = self.interposition_hand();
             let mut mated = true;
-            let now = self.futile && futile::mated(&mut self.pos);
+            let now = self.futile && futile::mated_with(&mut self.pos, &replies);
             if now {
                 need = Hand::EMPTY;
             } else {
@@ -702,7 +702,7 @@ impl<'a> Search<'a> {
                 let mut replies = std::mem::take(&mut self.replies);
                 replies.clear();
                 movegen::all_legal(&self.pos, &mut replies);
-                if let Some(p) = self.mated_now(replies.is_empty()) {
+                if let Some(p) = self.mated_now(&replies) {
                     c.v = NodeValue::proven(p, 0, None);
                     self.tt.store_proven(ckey, p, 0, None, 1);
                 } else {
@@ -786,7 +786,7 @@ impl<'a> Search<'a> {
             }
         } else {
             movegen::all_legal(&self.pos, &mut moves);
-            if let Some(p) = self.mated_now(moves.is_empty()) {
+            if let Some(p) = self.mated_now(&moves) {
                 self.moves = moves;
                 let v = NodeValue::proven(p, 0, None);
                 self.tt.store_proven(key, p, 0, None, 1);

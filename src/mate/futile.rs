@@ -26,8 +26,14 @@ use crate::types::{Move, PieceType};
 /// for any hands. An ordinary mate whose check could be blocked by a piece the defender lacks is
 /// not one (the caller knows it by its empty move list). `pos` is left as it was.
 pub(crate) fn mated(pos: &mut Position) -> bool {
+    let replies = MoveList::legal(pos, true);
+    mated_with(pos, replies.as_slice())
+}
+
+/// [`mated`], given the legal moves of the side to move.
+pub(crate) fn mated_with(pos: &mut Position, replies: &[Move]) -> bool {
     let checkers = pos.checkers();
-    if checkers.is_empty() || MoveList::legal(pos, true).iter().any(|m| !m.is_drop()) {
+    if checkers.is_empty() || replies.iter().any(|m| !m.is_drop()) {
         return false;
     }
     if checkers.more_than_one() {

@@ -95,7 +95,7 @@ pub(crate) fn extract(s: &mut Search, len: u16, required: Budget) -> Option<Vec<
         } else {
             let mut replies = Vec::new();
             movegen::all_legal(&s.pos, &mut replies);
-            if s.mated_now(replies.is_empty()).is_some() {
+            if s.mated_now(&replies).is_some() {
                 break true;
             }
             defender_step(s, budget, &replies, required)
@@ -230,7 +230,7 @@ pub(crate) fn principal(s: &mut Search, line: &[Move], len: u16) -> Option<Vec<M
         moves.push(m);
         let mut replies = Vec::new();
         movegen::all_legal(&s.pos, &mut replies);
-        let mated = s.mated_now(replies.is_empty()).is_some();
+        let mated = s.mated_now(&replies).is_some();
         if mated || left < 3 {
             break mated && left == 1;
         }
