@@ -7,7 +7,8 @@
 //! mate), so a line is never only one lucky branch. Rows without the `TSUME_` prefix must come
 //! out at exactly `mate_plies` (the shortest mate, all interpositions counted); `TSUME_` rows need
 //! a verified mate of any length (the published length ignores futile interpositions); the
-//! lengths are printed. No-mate rows must never produce a mate that short. Besides the data
+//! lengths are printed. No-mate rows must never produce a mate that short. By tsume convention
+//! (futile interpositions not counted), antma's rows of published mates in N must take N plies. Besides the data
 //! files: random small positions against a plain search, a table shared between black and white
 //! attackers, and the stop flag and limits.
 //!

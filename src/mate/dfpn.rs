@@ -21,7 +21,9 @@
 //!   (once: its later expansions below a defender node know it has none); a new defender node
 //!   probes each reply for a mate in one, so a mate in three is found on expansion; an attacker
 //!   node with 3 or 4 plies left settles the mate in three directly (`mate_in_three`), without
-//!   the table.
+//!   the table. By tsume convention ([`Search::set_futile`]) a defender node with only futile
+//!   interpositions left is mated too (`futile.rs`), and where a search relies on knowing every
+//!   mate in one, `futile_mate_in_one` finds those that end so.
 //! - **Initial numbers.** A new attacker node starts with the number of its checks as its
 //!   disproof number, so that a defender node tries first the reply that leaves the attacker the
 //!   fewest checks; in an unlimited search, a new defender node starts with the number of squares
