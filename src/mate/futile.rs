@@ -113,4 +113,94 @@ mod tests {
         // A gold on 2c guards 1b: every drop is taken, and it is mate by convention.
         assert!(mated_sfen("7lk/7p1/7G1/9/9/9/9/9/8L w 2r2b3g4s4n2l17p 1"));
     }
+
+    /// The same question asked the long way, with real moves: every legal drop is taken by the
+    /// checker (promoting or not, whichever leaves it so), and then the same holds, until the
+    /// defender has no legal move. This uses the hands as they are, so it can only be more
+    /// lenient than `mated`, whose verdict must hold for any hands.
+    fn mated_by_real_moves(pos: &mut Position) -> bool {
+        if !pos.in_check() {
+            return false;
+        }
+        let replies = MoveList::legal(pos, true);
+        if replies.is_empty() {
+            return true;
+        }
+        if replies.iter().any(|m| !m.is_drop()) || pos.checkers().more_than_one() {
+            return false;
+        }
+        let c = pos.checkers().lsb().unwrap();
+        for &d in replies.iter() {
+            pos.do_move(d);
+            let mut taken = false;
+            for promote in [false, true] {
+                let m = Move::normal(c, d.to(), promote);
+                if pos.is_legal_move(m) {
+                    pos.do_move(m);
+                    taken = mated_by_real_moves(pos);
+                    pos.undo_move(m);
+                    if taken {
+                        break;
+                    }
+                }
+            }
+            pos.undo_move(d);
+            if !taken {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Random positions where white is checked from afar by one black slider, among a few other
+    /// black pieces: whenever `mated` says mated by convention, taking every real drop in turn
+    /// says so too; and the positions include such mates with drops left.
+    #[test]
+    fn agrees_with_taking_every_drop() {
+        let mut seed = 11u64;
+        let mut rand = |n: u64| crate::splitmix::next(&mut seed) % n;
+        let (mut tested, mut futile_with_drops) = (0, 0);
+        while tested < 20_000 {
+            let mut board: Vec<Option<&str>> = vec![None; 81];
+            // The king on the edge or in a corner more often than not.
+            let k =
+                if rand(2) == 0 { rand(81) as usize } else { rand(9) as usize * [1, 9][rand(2) as usize] };
+            board[k] = Some("k");
+            let slider = ["R", "+R", "B", "+B", "L"][rand(5) as usize];
+            let at = rand(81) as usize;
+            if board[at].is_some() {
+                continue;
+            }
+            board[at] = Some(slider);
+            // Most of them near the king, where they take its squares away.
+            for _ in 0..3 + rand(6) {
+                let (r, f) = ((k / 9) as i64 + rand(5) as i64 - 2, (k % 9) as i64 + rand(5) as i64 - 2);
+                if !(0..9).contains(&r) || !(0..9).contains(&f) {
+                    continue;
+                }
+                let sq = (r * 9 + f) as usize;
+                if board[sq].is_none() {
+                    board[sq] = Some(["G", "S", "+P", "N", "P", "p", "g"][rand(7) as usize]);
+                }
+            }
+            let field = crate::position::board_field(|rank, column| board[rank * 9 + column]);
+            let hand = ["2s2n", "p", "", "g3l", "r"][rand(5) as usize];
+            let hand = if hand.is_empty() { "-".to_string() } else { hand.to_string() };
+            let Ok(mut pos) = Position::from_sfen(&format!("{field} w {hand} 1")) else { continue };
+            if pos.check_consistency().is_err() || !pos.in_check() || pos.checkers().more_than_one() {
+                continue;
+            }
+            let (c, k) =
+                (pos.checkers().lsb().unwrap(), pos.king_square(crate::types::Color::White).unwrap());
+            if attacks::between(k, c).is_empty() {
+                continue;
+            }
+            tested += 1;
+            if mated(&mut pos) {
+                assert!(mated_by_real_moves(&mut pos), "{}", pos.to_sfen());
+                futile_with_drops += usize::from(!MoveList::legal(&pos, true).is_empty());
+            }
+        }
+        assert!(futile_with_drops >= 10, "{futile_with_drops}");
+    }
 }
