@@ -296,9 +296,25 @@ impl Worker {
                 score: Score::from_value(v),
                 bound,
                 multipv: i + 1,
-                pv: rm.pv.clone(),
+                pv: self.legal_prefix(&rm.pv),
             });
         }
+    }
+
+    /// The moves of `pv` up to the first that is not legal where it comes, played from the root
+    /// (`self.pos` between iterations): a line copied from a deeper search can go stale, and no
+    /// illegal move may leave the engine, in a PV either.
+    fn legal_prefix(&self, pv: &[Move]) -> Vec<Move> {
+        let mut pos = self.pos.clone();
+        let mut out = Vec::with_capacity(pv.len());
+        for &m in pv {
+            if !pos.is_legal_move(m) {
+                break;
+            }
+            pos.do_move(m);
+            out.push(m);
+        }
+        out
     }
 
     /// The expected reply to `best`, from the table, when the PV has none.
