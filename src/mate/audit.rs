@@ -281,8 +281,8 @@ impl Audit {
         s.pos.do_move(m);
         let mut longest = 0;
         // By convention, a defender with only futile interpositions left is a leaf.
-        let leaf = s.futile && super::futile::mated(&mut s.pos);
         let replies = MoveList::legal(&s.pos, true);
+        let leaf = s.futile && super::futile::mated_with(&mut s.pos, replies.as_slice());
         let mut result = Ok(());
         for &r in replies.iter().filter(|_| !leaf) {
             s.pos.do_move(r);
