@@ -37,3 +37,14 @@ fn good_arguments_report_on_stdout() {
     let text = out.stdout;
     assert!(text.starts_with("Nodes searched: 900\n") && text.contains("median of 2"), "{text}");
 }
+
+/// Every PV the search reports is legal as it stands: `bench` searches its positions with no
+/// stale line to cut (the search warns on stderr when it cuts one). Before 2026-12-06 a move
+/// taken on a tie at a PV node brought a sibling's line with it: one PV of the bench at depth 9.
+#[test]
+fn bench_reports_no_stale_line() {
+    let out = run(hayate(&["bench"]), LIMIT);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("Nodes searched"), "{}", out.stdout);
+    assert!(!out.stderr.contains("went stale"), "{}", out.stderr);
+}

@@ -994,6 +994,11 @@ impl Worker {
                 if value + tie > alpha {
                     best_move = Some(m);
                     if PV && !ROOT {
+                        // A move taken on a tie (value == alpha) had no full-window search, so
+                        // the line at `ply + 1` is still a sibling's: it is left out.
+                        if value <= alpha {
+                            self.pv.clear(ply as usize + 1);
+                        }
                         self.pv.update(ply as usize, m);
                     }
                     if value >= beta {

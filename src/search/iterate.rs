@@ -302,13 +302,19 @@ impl Worker {
     }
 
     /// The moves of `pv` up to the first that is not legal where it comes, played from the root
-    /// (`self.pos` between iterations): a line copied from a deeper search can go stale, and no
-    /// illegal move may leave the engine, in a PV either.
+    /// (`self.pos` between iterations). The search keeps its lines legal; this is the guard that
+    /// no illegal move leaves the engine, in a PV either, should one go stale, with a warning on
+    /// stderr that `tests/command_line.rs` looks for in `hayate bench`.
     fn legal_prefix(&self, pv: &[Move]) -> Vec<Move> {
         let mut pos = self.pos.clone();
         let mut out = Vec::with_capacity(pv.len());
         for &m in pv {
             if !pos.is_legal_move(m) {
+                log::warn!(
+                    "search: a PV went stale at move {} of {}; reported up to there",
+                    out.len() + 1,
+                    pv.len()
+                );
                 break;
             }
             pos.do_move(m);
