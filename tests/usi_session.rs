@@ -425,6 +425,13 @@ fn go_nodes_stops_at_the_limit() {
         let nodes: u64 = tokens[at + 1].parse().expect("a number");
         assert!((limit..=limit + limit / 1000 + 2).contains(&nodes), "go nodes {limit}: {nodes}\n{info}");
     }
+    // Below what depth 1 takes, the search still completes depth 1: white takes the horse. (Cut
+    // inside depth 1 it played the first move generated, 1c1d.)
+    for limit in ["0", "1", "-5"] {
+        e.send("position startpos moves 7g7f 3c3d 8h2b+");
+        e.send(&format!("go nodes {limit}"));
+        assert_eq!(e.bestmove(LONG), "bestmove 3a2b", "go nodes {limit}\n{}", e.log());
+    }
     e.quit();
 }
 

@@ -88,7 +88,8 @@ impl Worker {
         self.manager.as_ref().expect("the main worker has the search manager").elapsed_ms()
     }
 
-    /// Main thread, every few thousand nodes: stop on the hard deadline or the node limit,
+    /// Main thread, every few thousand nodes: stop on the hard deadline or the node limit (from
+    /// depth 1 completed on),
     /// switch from pondering to timed thinking after a ponder hit, and abandon the iteration
     /// when `MultiPV` changed (the deepening starts again with the new number of lines).
     pub(super) fn check_time(&mut self, shared: &SharedState) {
@@ -102,15 +103,19 @@ impl Worker {
         if shared.control.pondering.load(Ordering::Relaxed) {
             return;
         }
+        // The limits stop a search only once it has completed depth 1, so that its best move
+        // is a searched one: cut inside depth 1, `go nodes 1` played the first move generated
+        // and left a piece hanging. (Depth 1 takes a few hundred nodes at most.)
+        let searched = self.completed_depth > 0;
         if let Some(limit) = shared.limits.nodes {
-            if shared.total_nodes() >= limit {
+            if searched && shared.total_nodes() >= limit {
                 shared.control.stop();
                 return;
             }
         }
         let manager = self.manager.as_mut().expect("the main worker has the search manager");
         manager.apply_ponderhit(shared, &self.pos);
-        if manager.out_of_time() {
+        if searched && manager.out_of_time() {
             shared.control.stop();
         }
     }

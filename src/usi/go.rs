@@ -32,6 +32,16 @@ fn number(tok: Option<&&str>, what: &str) -> Result<u64, String> {
     Ok(signed(tok, what)?.max(0.0) as u64)
 }
 
+/// A count that no GUI sends negative (`nodes`, `movetime`): a negative one counts as zero, with
+/// a warning.
+fn count(tok: Option<&&str>, what: &str, warnings: &mut Vec<String>) -> Result<u64, String> {
+    let v = signed(tok, what)?;
+    if v < 0.0 {
+        warnings.push(format!("go: {what} must not be negative, not {v}; using 0"));
+    }
+    Ok(v.max(0.0) as u64)
+}
+
 /// A depth for `depth` or `perft`: `1..=max`; one outside is brought inside with a warning.
 fn depth(tok: Option<&&str>, what: &str, max: u32, warnings: &mut Vec<String>) -> Result<u32, String> {
     let v = signed(tok, what)?;
@@ -67,12 +77,12 @@ pub fn parse_go(tokens: &[&str], pos: &Position) -> Result<(GoCommand, Vec<Strin
             "binc" => l.inc[Color::Black.index()] = number(next, t)?,
             "winc" => l.inc[Color::White.index()] = number(next, t)?,
             "byoyomi" => l.byoyomi = number(next, t)?,
-            "movetime" => l.movetime = Some(number(next, t)?),
+            "movetime" => l.movetime = Some(count(next, t, &mut warnings)?),
             "movestogo" => {
                 number(next, t)?;
             }
             "depth" => l.depth = Some(depth(next, t, MAX_PLY as u32, &mut warnings)? as i32),
-            "nodes" => l.nodes = Some(number(next, t)?),
+            "nodes" => l.nodes = Some(count(next, t, &mut warnings)?),
             "perft" => perft = Some(depth(next, t, crate::tools::perft::MAX_DEPTH, &mut warnings)?),
             "infinite" => {
                 l.infinite = true;
@@ -177,7 +187,7 @@ mod tests {
     }
 
     #[test]
-    fn depths_out_of_range_are_brought_inside_with_a_warning() {
+    fn numbers_out_of_range_are_brought_inside_with_a_warning() {
         let p = Position::startpos();
         let parse = |line: &str| {
             let tokens: Vec<&str> = line.split_whitespace().collect();
@@ -196,6 +206,10 @@ mod tests {
         let (cmd, w) = parse("perft 1000");
         assert_eq!((cmd, w.len()), (GoCommand::Perft(crate::tools::perft::MAX_DEPTH), 1));
         assert_eq!(parse("perft 5").1.len(), 0);
+        for line in ["nodes -5", "movetime -1"] {
+            let (GoCommand::Search(l), w) = parse(line) else { panic!("{line}") };
+            assert_eq!((l.nodes.or(l.movetime), w.len()), (Some(0), 1), "{line}");
+        }
         let (GoCommand::Mate(r), w) = parse("mate -3") else { panic!() };
         assert_eq!((r.time_ms, w.len()), (Some(0), 1));
     }
