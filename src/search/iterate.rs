@@ -88,10 +88,10 @@ impl Worker {
         self.manager.as_ref().expect("the main worker has the search manager").elapsed_ms()
     }
 
-    /// Main thread, every few thousand nodes: stop on the hard deadline or the node limit (from
-    /// depth 1 completed on),
-    /// switch from pondering to timed thinking after a ponder hit, and abandon the iteration
-    /// when `MultiPV` changed (the deepening starts again with the new number of lines).
+    /// Main thread, every few thousand nodes: stop on the hard deadline or the node limit (once
+    /// depth 1 is complete), switch from pondering to timed thinking after a ponder hit, and
+    /// abandon the iteration when `MultiPV` changed (the deepening starts again with the new
+    /// number of lines).
     pub(super) fn check_time(&mut self, shared: &SharedState) {
         if crate::host_yield::pause_if_due() {
             shared.reporter.checkpoint(&shared.control);
