@@ -325,7 +325,8 @@ fn perft_and_bench_leave_the_engine_answering() {
     e.until_within(ANSWER_LIMIT, |l| l == "readyok");
     for (i, chunk) in [
         "go perft 9\nisready\n",
-        "stop\nbench\nisready\n",
+        // Deep enough to take minutes on any machine: the default depth takes about a second.
+        "stop\nbench 24\nisready\n",
         "stop\nisready\n",
         "go 2147483648 perft 2147483648 2\nisready\n",
     ]
