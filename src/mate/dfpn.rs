@@ -689,9 +689,7 @@ impl<'a> Search<'a> {
                     // Its checks are what a disproof must refute: as many as its initial
                     // disproof number, so that the defender tries first the reply that
                     // leaves the fewest.
-                    self.replies.clear();
-                    movegen::checks(&self.pos, &mut self.replies);
-                    let dn = (self.replies.len() as u32).max(1);
+                    let dn = (movegen::count_checks(&self.pos) as u32).max(1);
                     c.v = NodeValue::unknown(1, dn, chand);
                     self.tt.store_unknown(ckey, chand, 1, dn, 0);
                 }

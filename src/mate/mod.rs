@@ -50,6 +50,7 @@
 //!    tree's line stays.
 
 mod audit;
+mod checks;
 mod dfpn;
 mod futile;
 mod hand;
