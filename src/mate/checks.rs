@@ -80,7 +80,8 @@ impl Checking {
         let rook = pos.check_squares(PieceType::Rook);
         let near = attacks::king(ksq);
         // By kind number: none (0), pawn, lance, knight, silver, bishop, rook, gold, king, the
-        // promoted pawn, lance, knight and silver, horse, dragon.
+        // promoted pawn, lance, knight and silver, horse, dragon. Built from four lookups: one
+        // `check_squares` call per kind cost the solver 6 % more instructions (zukou_050).
         let squares = [
             Bitboard::EMPTY,
             pos.check_squares(PieceType::Pawn),
