@@ -2,7 +2,7 @@
 // the folder given: the name, the author and the options are what the module itself answers to
 // `usi`, so that the manifest cannot drift from the engine.
 //
-//   node wasm/js/manifest.mjs target/wasm/hayate hayate-gen5.bin:/eval/hayate-gen5.bin
+//   node wasm/js/manifest.mjs target/wasm/hayate hayate-gen6.bin:/eval/hayate-gen6.bin
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";

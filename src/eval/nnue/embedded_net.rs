@@ -1,8 +1,8 @@
-//! The net that ships inside the binary: `nets/hayate-gen5.hnnc` in the compact form
+//! The net that ships inside the binary: `nets/hayate-gen6.hnnc` in the compact form
 //! ([`super::compact`]), decoded once, at its first use, into an ordinary [`Network`]. It plays
 //! when `EvalType` is `NNUE` and no `EvalFile`/`EvalDir` net is loaded. How it was made (data,
-//! training command) is in nets/README.md, "Generation 5"; `python -m trainer.compact unpack
-//! nets/hayate-gen5.hnnc nn.bin` writes the same net as a YaneuraOu `nn.bin`.
+//! training command) is in nets/README.md, "Generation 6"; `python -m trainer.compact unpack
+//! nets/hayate-gen6.hnnc nn.bin` writes the same net as a YaneuraOu `nn.bin`.
 
 use super::compact::{self, CompactError};
 use super::Network;
@@ -10,11 +10,11 @@ use once_cell::sync::OnceCell;
 use std::sync::Arc;
 
 /// The embedded net's name (its file in `nets/` without the `.hnnc`).
-pub const NAME: &str = "hayate-gen5";
+pub const NAME: &str = "hayate-gen6";
 
 /// The compact bytes of the embedded net.
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-pub static BYTES: &[u8] = include_bytes!("../../../nets/hayate-gen5.hnnc");
+pub static BYTES: &[u8] = include_bytes!("../../../nets/hayate-gen6.hnnc");
 
 /// The compact bytes of the embedded net: as they are in the binary.
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
@@ -26,7 +26,7 @@ pub fn compact_bytes() -> Result<std::borrow::Cow<'static, [u8]>, CompactError> 
 /// in the module, which a PWA precaches whole and must keep under 2 MiB, but in a data file the
 /// host hands it (ShogiHome's manifest `dataFiles`; `scripts/wasm-build.sh` writes it): the
 /// compact bytes deflated, after their length (8 bytes, little-endian).
-pub const WEB_FILE: &str = "/eval/hayate-gen5.bin";
+pub const WEB_FILE: &str = "/eval/hayate-gen6.bin";
 
 /// The compact bytes of the embedded net, from the host's data file [`WEB_FILE`], inflated into
 /// memory asked for first (about 50 ms in a browser).
@@ -100,7 +100,7 @@ mod tests {
         let bytes = compact::decode(&compact_bytes().unwrap()).unwrap();
         assert_eq!(bytes.len(), super::super::network::CLASSIC_FILE_BYTES);
         // The fingerprint of the trainer's nn.bin for this net (nets/README.md).
-        let expected = include_str!("../../../nets/hayate-gen5.fnv1a").trim();
+        let expected = include_str!("../../../nets/hayate-gen6.fnv1a").trim();
         assert_eq!(format!("{:016x}", fnv1a(&bytes)), expected);
         assert!(network().is_some());
     }
