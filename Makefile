@@ -13,7 +13,8 @@ MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
         bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows \
-        spsa clock-games tools-venv test-tools test-python lint-python docs-figures bench-mate
+        spsa clock-games tools-venv test-tools test-python lint-python docs-figures bench-mate \
+        data records-check
 
 all: build
 
@@ -30,12 +31,18 @@ $(ENGINE): $(ENGINE_SRC)
 run: build
 	$(ENGINE)
 
-## Everything CI checks: formatting, lints (Rust and Python), the tests on both bitboard backends,
-## the NNUE trainer's torch-free checks (its exported net equals the engine's `eval`) and the
-## Python tools' tests.
+## Everything CI checks: formatting, lints (Rust and Python), the self-play records' manifest, the
+## tests on both bitboard backends, the NNUE trainer's torch-free checks (its exported net equals
+## the engine's `eval`) and the Python tools' tests.
 test: check unit test-python test-portable test-wasm
 
-check: fmt lint docs-figures
+check: fmt lint docs-figures records-check
+
+## The self-play records' ledger, data/selfplay/manifest.tsv: well-formed, every row's commit an
+## ancestor of HEAD holding a blob of the row's sha256, no `.hgr` tracked in data/selfplay/
+## (tools/records.py; under a second). A shallow clone gets the other checks and a message.
+records-check:
+	$(PYTHON) -m tools.records check
 
 ## Every figure of the measurement records that left the README in the move to docs/ is still in
 ## the documents (scripts/check-doc-figures.py; a second at most).
@@ -184,16 +191,28 @@ test-trainer: $(TRAINER_VENV)/.installed
 	$(TRAINER_VENV)/bin/python -m unittest trainer.tests.test_train
 
 ## Train a net: make train DATA=dir-or-files OUT=nn.bin EPOCHS=10 TRAIN_ARGS="--lambda 0.5 --resume"
+## (.bin files or folders of them; from the self-play records: `make data`, then
+## `target/native/release/hayate gensfen merge data/selfplay/records/*.hgr --out all.hgr` writes
+## all.bin for DATA=all.bin; trainer/README.md).
 train: $(TRAINER_VENV)/.installed
 	$(TRAINER_VENV)/bin/python -m trainer.train --data $(DATA) --out $(OUT) --epochs $(EPOCHS) $(TRAIN_ARGS)
+
+## The self-play records, which live in git's history and not in the tree (data/selfplay/README.md),
+## restored into the ignored data/selfplay/records/ from the commits that data/selfplay/manifest.tsv
+## names, each checked by its sha256; a file already there and right is kept. RECORDS="gen7-*"
+## (shell-style patterns) restores only those. Needs a full clone (tools/records.py).
+RECORDS ?=
+data:
+	set -f; $(PYTHON) -m tools.records restore $(RECORDS)
 
 ## The Python tools' environment (.venv/tools: numpy, cshogi), for running a tool by hand:
 ## .venv/tools/bin/python -m tools.NAME ... from the repository root (tools/README.md).
 tools-venv: $(TOOLS_VENV)/.installed
 
 ## The Python tools' tests (tools/tests: every tool's `python3 -m tools.NAME` command and the match
-## helpers; tools/*/tests: the USI wrapper and the referee's rules, SPSA arithmetic and driver, the
-## clock arithmetic and games, all against scripted fake engines; a few seconds). In `make test`.
+## helpers, the self-play records' tool in a git repository of its own; tools/*/tests: the USI
+## wrapper and the referee's rules, SPSA arithmetic and driver, the clock arithmetic and games, all
+## against scripted fake engines; a few seconds). In `make test`.
 test-tools: $(TOOLS_VENV)/.installed
 	$(TOOLS_VENV)/bin/python -m unittest discover --start-directory tools --top-level-directory .
 
