@@ -11,9 +11,10 @@ holds it), and this tool restores them, counts them, checks the ledger and lands
         [--games G --positions P --distinct D] [--subject TEXT] [--dry-run]
 
 `restore` writes every record (or those whose name matches a shell-style PATTERN, `gen7-*`) into
-the ignored folder data/selfplay/records/ (or DIR) with `git cat-file blob COMMIT:data/selfplay/
-FILE`, checking each sha256; a file already there with the right sha256 is left as it is. A
-commit missing from the clone (a shallow clone) or a wrong sha256 is an error (status 1).
+the ignored folder data/selfplay/records/ (or DIR), each the blob `COMMIT:data/selfplay/FILE`
+(one `git cat-file --batch` reads them all), checking each sha256; a file already there with the
+right sha256 is left as it is. A commit missing from the clone (a shallow clone) or a wrong
+sha256 is an error (status 1).
 
 `totals` sums the manifest by generation (the name before its first `-`) and in all; the sum of
 distinct positions is each file's own count added up (`hayate gensfen merge` of all the files
@@ -311,15 +312,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     except OSError as e:
         rows, problems = [], [f"cannot be read: {e.strerror}"]
     problems = [f"{MANIFEST}: {p}" for p in problems]
+    checked = "the manifest well-formed"
     if not in_git(root):
         print(f"records check: {root} is not a git repository: only the manifest's form is checked")
     else:
         problems += [f"{p} is tracked: records live in the history only (python3 -m tools.records land)"
                      for p in tracked_records(root)]
+        checked += ", no record in the tree"
         if is_shallow(root):
             print(f"records check: a shallow clone: the {len(rows)} records in the history are not checked "
                   "(`git fetch --unshallow` to check them)")
         else:
+            checked += ", every sha256 found in its commit"
             ancestors = set(git(root, "rev-list", "HEAD").stdout.decode().split())
             with History(root) as history:
                 for row in rows:
@@ -336,8 +340,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         for p in problems:
             log(f"records check: {p}")
         return 1
-    print(f"records check: {len(rows)} records, the manifest well-formed, every sha256 found in its commit, "
-          "no record in the tree")
+    print(f"records check: {len(rows)} records, {checked}")
     return 0
 
 
@@ -381,6 +384,10 @@ def cmd_land(args: argparse.Namespace) -> int:
     rows = read_manifest(root)
     if any(r["file"] == name for r in rows):
         raise Fatal(f"{name} has a manifest row already: choose another --name")
+    digest = file_sha256(src)
+    for r in rows:
+        if r["sha256"] == digest:
+            raise Fatal(f"{src} is {r['file']} (the same sha256): landed already")
     if git(root, "status", "--porcelain", "--", MANIFEST).stdout.strip():
         raise Fatal(f"{MANIFEST} has changes not committed: commit or drop them first")
     rel = f"{RECORDS_DIR}/{name}"

@@ -123,10 +123,13 @@ class Records(unittest.TestCase):
             "gen10: 1 files, 3 games, 100 positions, 99 distinct, 14 bytes",
             "all: 2 files, 15 games, 700 positions, 689 distinct, 5,014 bytes",
         ])
-        # The same name twice is refused.
+        # The same name or the same bytes twice are refused.
         r = self.land("--engine", self.engine, name="gen10-seed2.hgr")
         self.assertEqual(r.returncode, 2)
         self.assertIn("has a manifest row already", r.stderr)
+        r = self.land("--engine", self.engine, name="gen10-seed3.hgr")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("is gen9-seed1.hgr (the same sha256): landed already", r.stderr)
 
     def test_a_wrong_sha256_or_a_missing_commit_fails_check_and_restore(self):
         self.assertEqual(self.land("--engine", self.engine).returncode, 0)
@@ -194,6 +197,7 @@ class Records(unittest.TestCase):
         r = records(clone, "check")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("a shallow clone", r.stdout)
+        self.assertNotIn("every sha256", r.stdout)
         r = records(clone, "restore")
         self.assertEqual(r.returncode, 1)
         self.assertIn("this clone is shallow: `git fetch --unshallow` first", r.stderr)
