@@ -1,7 +1,8 @@
 //! NNUE evaluator benchmark: evaluations per second with incremental updates along search-like
 //! move trees from `tests/data/bench.sfen`, the full-refresh rate, the forward pass alone, and the
-//! AVX2 / scalar ratio. Uses the seed-1 test net (`hayate::eval::nnue::testnet`); a real net has
-//! the same shapes, so the same speed.
+//! AVX2 / scalar ratio. Uses the seed-1 test net (`hayate::eval::nnue::testnet`) of the shape
+//! given (`-- --shape halfkp_512x2-8-64`; default halfkp_256x2-32-32); a real net of a shape has
+//! the same speed. `-- --any-width` measures the general build that reads the widths from the net.
 //!
 //! Run natively:
 //! `RUSTFLAGS="-C target-cpu=native" cargo bench --bench nnue --target-dir target/native`.
@@ -9,7 +10,7 @@
 //! test-wasm-simd`; with `-C target-feature=+simd128` for the `simd128` row). Each figure is the
 //! median of several timed runs, measured in thread CPU time.
 
-use hayate::eval::nnue::{testnet, Accumulator, Network, NnueState, Simd};
+use hayate::eval::nnue::{testnet, Network, NnueState, Shape, Simd};
 use hayate::position::{MoveList, Position};
 use hayate::splitmix::next as rand;
 use hayate::types::Move;
@@ -123,12 +124,12 @@ struct Work {
 /// all 61 roots in turn, a cold-cache worst case). With `forward` false only the accumulators are
 /// brought up to date (no forward pass).
 fn incremental(net: &Arc<Network>, simd: Simd, w: &mut Work, forward: bool, repeat: usize) -> f64 {
-    let mut state = NnueState::with_simd(net.clone(), 16, simd);
+    let mut state = state(net, simd);
     let eval = |state: &mut NnueState, pos: &Position| {
         if forward {
             black_box(state.evaluate(pos));
         } else {
-            black_box(state.accumulator(pos));
+            black_box(state.update_accumulators(pos));
         }
     };
     rate(|| {
@@ -154,6 +155,21 @@ fn incremental(net: &Arc<Network>, simd: Simd, w: &mut Work, forward: bool, repe
     })
 }
 
+/// Whether to measure the general build (widths read from the net): `--any-width`.
+fn any_width() -> bool {
+    std::env::args().any(|a| a == "--any-width")
+}
+
+/// An evaluator of the build under test.
+fn state(net: &Arc<Network>, simd: Simd) -> NnueState {
+    let s = if any_width() {
+        NnueState::with_simd_any_width(net.clone(), 16, simd)
+    } else {
+        NnueState::with_simd(net.clone(), 16, simd)
+    };
+    s.expect("memory for the evaluator")
+}
+
 /// The same walk without the evaluator: the do/undo share of `incremental`.
 fn walk_only(w: &mut Work) -> f64 {
     rate(|| {
@@ -177,8 +193,21 @@ fn walk_only(w: &mut Work) -> f64 {
 
 fn main() {
     let t = Instant::now();
-    let net = Arc::new(Network::from_bytes(&testnet::bytes(1, None)).expect("test net loads"));
-    println!("test net (seed 1) generated and loaded in {:.2} s", t.elapsed().as_secs_f64());
+    let args: Vec<String> = std::env::args().collect();
+    let shape = match args.iter().position(|a| a == "--shape") {
+        Some(i) => {
+            let name = args.get(i + 1).map(String::as_str).unwrap_or("");
+            Shape::from_name(name)
+                .unwrap_or_else(|| panic!("--shape {name:?}: not a shape such as halfkp_512x2-8-64"))
+        }
+        None => Shape::CLASSIC,
+    };
+    let net = Arc::new(Network::from_bytes(&testnet::bytes_of(shape, 1, None)).expect("test net loads"));
+    println!(
+        "test net {shape} (seed 1) generated and loaded in {:.2} s; widths {}",
+        t.elapsed().as_secs_f64(),
+        if state(&net, Simd::SCALAR).fixed_widths() { "compiled in" } else { "read from the net" }
+    );
     let text = include_str!("../tests/data/bench.sfen");
     let mut roots: Vec<Position> = text
         .lines()
@@ -237,27 +266,32 @@ fn main() {
         let update = incremental(&net, simd, &mut work, false, REPEAT);
         let cold = incremental(&net, simd, &mut work, true, 1);
         let roots = &work.roots;
+        let mut st = state(&net, simd);
         let full = rate(|| {
             for pos in roots {
-                black_box(hayate::eval::nnue::evaluate_full_with(&net, pos, 16, simd));
+                st.reset(pos);
+                black_box(st.evaluate(pos));
             }
             roots.len()
         });
         let refresh = rate(|| {
             for pos in roots {
-                black_box(Accumulator::refreshed(&net, pos, simd));
+                st.reset(pos);
+                black_box(st.update_accumulators(pos));
             }
             roots.len()
         });
-        let accs: Vec<Accumulator> =
-            roots.iter().map(|p| Accumulator::refreshed(&net, p, simd).expect("kings")).collect();
+        // The accumulators of one root at a time are up to date after the first evaluation; the
+        // next ones are the forward pass alone.
         let forward = rate(|| {
-            for _ in 0..20 {
-                for (acc, pos) in accs.iter().zip(roots) {
-                    black_box(black_box(acc).evaluate(&net, pos.side_to_move(), 16, simd));
+            for pos in roots {
+                st.reset(pos);
+                st.update_accumulators(pos);
+                for _ in 0..20 {
+                    black_box(st.evaluate(black_box(pos)));
                 }
             }
-            20 * accs.len()
+            20 * roots.len()
         });
         let row = [inc, eval_only, update, cold, full, refresh, forward];
         print!("{:<11}", simd.name());
@@ -291,5 +325,5 @@ const LEGEND: [&str; 8] = [
     "acc update       the same walk, bringing only the accumulators up to date (no forward pass)",
     "cold incremental every root in turn, once: cold caches, the worst case",
     "full eval        both accumulators from scratch plus the forward pass; acc refresh: without",
-    "forward pass     the layers after the transformer, accumulators given",
+    "forward pass     the layers after the transformer, accumulators up to date (20 per refresh)",
 ];

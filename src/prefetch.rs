@@ -27,3 +27,21 @@ pub fn prefetch<T>(x: &T) {
     #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     let _ = x;
 }
+
+/// [`prefetch`] for the first `max_lines` cache lines of a slice (all of them if fewer).
+#[inline(always)]
+pub fn prefetch_slice<T>(x: &[T], max_lines: usize) {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = x.as_ptr().cast::<i8>();
+        for line in 0..std::mem::size_of_val(x).div_ceil(CACHE_LINE).min(max_lines) {
+            // SAFETY: SSE is part of the x86-64 baseline, and a prefetch never faults nor changes
+            // what the program reads; every address is inside `x`, a live slice
+            // (`line * CACHE_LINE` is below its size in bytes).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(line * CACHE_LINE)) };
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    let _ = (x, max_lines);
+}

@@ -1,49 +1,68 @@
 //! NNUE evaluator proofs:
-//! - the golden values YaneuraOu printed for the test nets (`tests/data/nnue/`), on the SIMD and
-//!   the scalar kernels, through the full refresh and through `NnueState`;
-//! - incremental accumulators equal a full refresh along random games with undo and null moves;
-//! - every loader error is an `Err` with a message naming the problem.
+//! - the golden values YaneuraOu printed for the test nets of every shape in `tests/data/nnue/`
+//!   (halfkp 256, 512x2-8-64, 768x2-16-64, 1024x2-8-32, kp, halfkpvm, halfkahm2), on the SIMD
+//!   and the scalar kernels, through the full refresh and through `NnueState`, with the widths
+//!   compiled in and read from the net;
+//! - incremental accumulators equal a full refresh along random games with undo and null moves,
+//!   for every feature set (king moves, mirroring, king planes);
+//! - every bad file is an `Err` with a message naming the problem, and files YaneuraOu loads
+//!   despite wrong hashes or strings load here too, with a warning.
 //!
 //! The test nets are rebuilt in memory byte for byte from the generator's definition
 //! (`docs/nnue-format.md`, "Test nets"; `hayate::eval::nnue::testnet`) and fed through the real
 //! loader.
 
-use hayate::eval::nnue::network::ARCHITECTURE;
 use hayate::eval::nnue::{
-    evaluate_full_with, testnet, Accumulator, Network, NnueError, NnueState, Simd, NUM_FEATURES,
+    evaluate_full_with, testnet, Accumulator, FeatureKind, Network, NnueError, NnueState, Shape, Simd,
 };
 use hayate::position::{MoveList, Position};
 use hayate::splitmix::next as rand;
 use hayate::types::{Move, MoveKind, PieceType};
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 // ------------------------------------------------------------------ the test nets
 
-/// The bytes `gen_testnet.py OUT seed [output_bias]` writes (built in memory; the golden rows
-/// below are what proves the generator right).
-fn testnet_bytes(seed: u64, output_bias: Option<i32>) -> Vec<u8> {
-    let bytes = testnet::bytes(seed, output_bias);
-    assert_eq!(bytes.len(), 64_217_066);
+fn shape(name: &str) -> Shape {
+    Shape::from_name(name).unwrap_or_else(|| panic!("{name}"))
+}
+
+/// The bytes `gen_testnet.py OUT seed [output_bias] --arch SHAPE` writes (built in memory; the
+/// golden rows below are what proves the generator right).
+fn testnet_bytes(s: Shape, seed: u64, output_bias: Option<i32>) -> Vec<u8> {
+    let bytes = testnet::bytes_of(s, seed, output_bias);
+    assert_eq!(bytes.len(), s.file_bytes());
     bytes
 }
 
 fn seed1_bytes() -> &'static [u8] {
     static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
-    BYTES.get_or_init(|| testnet_bytes(1, None))
+    BYTES.get_or_init(|| testnet_bytes(Shape::CLASSIC, 1, None))
+}
+
+/// The test net `seed` of `name` (with an output bias), loaded once per test binary.
+fn net(name: &str, seed: u64, output_bias: Option<i32>) -> Arc<Network> {
+    type Key = (String, u64, Option<i32>);
+    static NETS: OnceLock<Mutex<HashMap<Key, Arc<Network>>>> = OnceLock::new();
+    let key = (name.to_string(), seed, output_bias);
+    if let Some(n) = NETS.get_or_init(Default::default).lock().unwrap().get(&key) {
+        return n.clone();
+    }
+    let n = if (name, seed, output_bias) == ("halfkp_256x2-32-32", 1, None) {
+        Network::from_bytes(seed1_bytes())
+    } else {
+        Network::from_bytes(&testnet_bytes(shape(name), seed, output_bias))
+    };
+    let n = Arc::new(n.unwrap_or_else(|e| panic!("{name}: {e}")));
+    assert_eq!(n.shape(), shape(name));
+    // Hashes and string agree with the size; a small shape's size may also fit another shape.
+    assert!(n.warnings().iter().all(|w| w.starts_with("the size also fits")), "{name}: {:?}", n.warnings());
+    NETS.get().unwrap().lock().unwrap().insert(key, n.clone());
+    n
 }
 
 fn seed1() -> Arc<Network> {
-    static NET: OnceLock<Arc<Network>> = OnceLock::new();
-    NET.get_or_init(|| Arc::new(Network::from_bytes(seed1_bytes()).expect("seed 1 net loads"))).clone()
-}
-
-fn seed7_bias() -> Arc<Network> {
-    static NET: OnceLock<Arc<Network>> = OnceLock::new();
-    NET.get_or_init(|| {
-        let bytes = testnet_bytes(7, Some(-20000));
-        Arc::new(Network::from_bytes(&bytes).expect("seed 7 net loads"))
-    })
-    .clone()
+    net("halfkp_256x2-32-32", 1, None)
 }
 
 /// The kernels to prove: scalar always, and every SIMD set (AVX2, AVX-VNNI, AVX-512) this CPU and
@@ -68,25 +87,31 @@ fn golden(name: &str) -> Vec<(String, i32)> {
         .collect()
 }
 
-/// Every row on every kernel, through the full refresh and through a fresh `NnueState`; all
-/// mismatches are reported at once.
-fn check_golden(name: &str, net: Arc<Network>, fv_scale: i32) {
-    let rows = golden(name);
-    assert_eq!(rows.len(), 311, "{name}");
+/// Every row on every kernel, through the full refresh and through a fresh `NnueState` of each
+/// build (the widths compiled in where they are, and read from the net); all mismatches are
+/// reported at once.
+fn check_golden(file: &str, net: Arc<Network>, fv_scale: i32) {
+    let rows = golden(file);
+    assert_eq!(rows.len(), 311, "{file}");
     let mut bad = Vec::new();
     for simd in kernels() {
-        let mut state = NnueState::with_simd(net.clone(), fv_scale, simd);
+        let mut fixed = NnueState::with_simd(net.clone(), fv_scale, simd).unwrap();
+        let mut any = NnueState::with_simd_any_width(net.clone(), fv_scale, simd).unwrap();
+        assert!(!any.fixed_widths());
         for (sfen, want) in &rows {
             let pos = Position::from_sfen(sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"));
             let full = evaluate_full_with(&net, &pos, fv_scale, simd);
-            state.reset(&pos);
-            let inc = state.evaluate(&pos);
-            if full != Some(*want) || inc != Some(*want) {
-                bad.push(format!("{}: {sfen}: want {want}, full {full:?}, state {inc:?}", simd.name()));
+            fixed.reset(&pos);
+            any.reset(&pos);
+            let (a, b) = (fixed.evaluate(&pos), any.evaluate(&pos));
+            if full != Some(*want) || a != Some(*want) || b != Some(*want) {
+                bad.push(format!("{}: {sfen}: want {want}, full {full:?}, states {a:?} {b:?}", simd.name()));
             }
         }
     }
-    assert!(bad.is_empty(), "{name}: {} mismatches:\n{}", bad.len(), bad.join("\n"));
+    let n = bad.len();
+    bad.truncate(10);
+    assert!(n == 0, "{file}: {n} mismatches, the first:\n{}", bad.join("\n"));
 }
 
 #[test]
@@ -96,12 +121,48 @@ fn golden_seed1_fv16() {
 
 #[test]
 fn golden_seed7_bias_fv16() {
-    check_golden("seed7_bias-20000_fv16.tsv", seed7_bias(), 16);
+    check_golden("seed7_bias-20000_fv16.tsv", net("halfkp_256x2-32-32", 7, Some(-20000)), 16);
 }
 
 #[test]
 fn golden_seed7_bias_fv24() {
-    check_golden("seed7_bias-20000_fv24.tsv", seed7_bias(), 24);
+    check_golden("seed7_bias-20000_fv24.tsv", net("halfkp_256x2-32-32", 7, Some(-20000)), 24);
+}
+
+/// The golden set of the seed-1 test net of shape `name` (the file `<name>_seed1_fv16.tsv`).
+fn golden_shape(name: &str) {
+    let n = net(name, 1, None);
+    check_golden(&format!("{name}_seed1_fv16.tsv"), n, 16);
+}
+
+#[test]
+fn golden_halfkp_512x2_8_64() {
+    golden_shape("halfkp_512x2-8-64");
+}
+
+#[test]
+fn golden_halfkp_768x2_16_64() {
+    golden_shape("halfkp_768x2-16-64");
+}
+
+#[test]
+fn golden_halfkp_1024x2_8_32() {
+    golden_shape("halfkp_1024x2-8-32");
+}
+
+#[test]
+fn golden_kp_256x2_32_32() {
+    golden_shape("kp_256x2-32-32");
+}
+
+#[test]
+fn golden_halfkpvm_256x2_32_32() {
+    golden_shape("halfkpvm_256x2-32-32");
+}
+
+#[test]
+fn golden_halfkahm2_256x2_32_32() {
+    golden_shape("halfkahm2_256x2-32-32");
 }
 
 // ------------------------------------------------------------------ incremental updates
@@ -118,10 +179,10 @@ struct Seen {
 }
 
 /// Compares the state's accumulators and value with a refresh from scratch.
-fn compare(net: &Network, state: &mut NnueState, pos: &Position, simd: Simd, seen: &mut Seen) {
-    let want = Accumulator::refreshed(net, pos, simd).expect("both kings");
-    let got = state.accumulator(pos).expect("both kings").clone();
-    assert!(got == want, "accumulator differs in {}", pos.to_sfen());
+fn compare(net: &Arc<Network>, state: &mut NnueState, pos: &Position, simd: Simd, seen: &mut Seen) {
+    let want = Accumulator::refreshed(net, pos, Simd::SCALAR).expect("both kings");
+    let got = state.accumulator(pos).expect("both kings");
+    assert!(got == want, "{}: accumulator differs in {}", simd.name(), pos.to_sfen());
     let v = state.evaluate(pos);
     assert_eq!(v, evaluate_full_with(net, pos, 16, Simd::SCALAR), "{}", pos.to_sfen());
     seen.checks += 1;
@@ -130,12 +191,13 @@ fn compare(net: &Network, state: &mut NnueState, pos: &Position, simd: Simd, see
 /// A random game of up to `plies` moves from `sfen`, checking the incremental state against a
 /// refresh at random moments (so that lazy updates span several plies), with random take-backs
 /// and null moves.
-fn random_game(net: &Arc<Network>, simd: Simd, sfen: &str, seed: u64, plies: usize, seen: &mut Seen) {
+fn random_game(state: &mut NnueState, sfen: &str, seed: u64, plies: usize, seen: &mut Seen) {
+    let net = state.network().clone();
+    let simd = state.simd();
     let mut rng = seed;
     let mut pos = Position::from_sfen(sfen).unwrap();
-    let mut state = NnueState::with_simd(net.clone(), 16, simd);
     state.reset(&pos);
-    compare(net, &mut state, &pos, simd, seen);
+    compare(&net, state, &pos, simd, seen);
     let mut line: Vec<Move> = Vec::new();
     for _ in 0..plies {
         let r = rand(&mut rng) % 100;
@@ -143,24 +205,24 @@ fn random_game(net: &Arc<Network>, simd: Simd, sfen: &str, seed: u64, plies: usi
             // Take back one to three moves.
             for _ in 0..=rand(&mut rng) % 3 {
                 if let Some(m) = line.pop() {
-                    pos.undo_move_observed(m, &mut state);
+                    pos.undo_move_observed(m, state);
                     seen.undos += 1;
                 }
             }
-            compare(net, &mut state, &pos, simd, seen);
+            compare(&net, state, &pos, simd, seen);
             continue;
         }
         if r < 12 && !pos.in_check() {
             // A null move, and (as a search does) a move made under it.
-            pos.do_null_move_observed(&mut state);
-            compare(net, &mut state, &pos, simd, seen);
+            pos.do_null_move_observed(state);
+            compare(&net, state, &pos, simd, seen);
             let replies = MoveList::legal(&pos, true);
             if let Some(&m) = replies.as_slice().first() {
-                pos.do_move_observed(m, &mut state);
-                compare(net, &mut state, &pos, simd, seen);
-                pos.undo_move_observed(m, &mut state);
+                pos.do_move_observed(m, state);
+                compare(&net, state, &pos, simd, seen);
+                pos.undo_move_observed(m, state);
             }
-            pos.undo_null_move_observed(&mut state);
+            pos.undo_null_move_observed(state);
             seen.null_moves += 1;
         }
         let moves = MoveList::legal(&pos, true);
@@ -177,51 +239,82 @@ fn random_game(net: &Arc<Network>, simd: Simd, sfen: &str, seed: u64, plies: usi
                     (pos.piece_on(from).map(|p| p.piece_type()) == Some(PieceType::King)) as usize;
             }
         }
-        pos.do_move_observed(m, &mut state);
+        pos.do_move_observed(m, state);
         line.push(m);
         if rand(&mut rng).is_multiple_of(3) {
-            compare(net, &mut state, &pos, simd, seen);
+            compare(&net, state, &pos, simd, seen);
         }
     }
-    compare(net, &mut state, &pos, simd, seen);
+    compare(&net, state, &pos, simd, seen);
     // Unwind the whole line, checking on the way back to the root.
     while let Some(m) = line.pop() {
-        pos.undo_move_observed(m, &mut state);
+        pos.undo_move_observed(m, state);
         if rand(&mut rng).is_multiple_of(4) {
-            compare(net, &mut state, &pos, simd, seen);
+            compare(&net, state, &pos, simd, seen);
         }
     }
     assert_eq!(pos.to_sfen(), Position::from_sfen(sfen).unwrap().to_sfen());
-    compare(net, &mut state, &pos, simd, seen);
+    compare(&net, state, &pos, simd, seen);
+}
+
+const STARTS: [&str; 3] = [
+    hayate::position::STARTPOS,
+    // Matsuri (YaneuraOu's benchmark): many captures and drops at once.
+    "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+    // Two-piece handicap: the missing pieces' rows stay put through every move.
+    "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+];
+
+/// Random games on every kernel with the net of `name`, `games` per start position.
+fn incremental(name: &str, games: u64, any_width: bool) {
+    let net = net(name, 1, None);
+    for simd in kernels() {
+        let mut seen = Seen::default();
+        let mut state = if any_width {
+            NnueState::with_simd_any_width(net.clone(), 16, simd)
+        } else {
+            NnueState::with_simd(net.clone(), 16, simd)
+        }
+        .unwrap();
+        for (i, sfen) in STARTS.iter().enumerate() {
+            for seed in 0..games {
+                random_game(&mut state, sfen, seed * 7 + i as u64, 300, &mut seen);
+            }
+        }
+        let g = games as usize;
+        assert!(
+            seen.captures > 12 * g
+                && seen.promotions > 2 * g
+                && seen.drops > 12 * g
+                && seen.king_moves > 5 * g
+                && seen.undos > 5 * g
+                && seen.null_moves > 5 * g,
+            "{name} {}: too little variety: {seen:?}",
+            simd.name()
+        );
+    }
 }
 
 #[test]
 fn incremental_matches_refresh_along_random_games() {
-    let net = seed1();
-    let starts = [
-        hayate::position::STARTPOS,
-        // Matsuri (YaneuraOu's benchmark): many captures and drops at once.
-        "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-        // Two-piece handicap: the missing pieces' rows stay put through every move.
-        "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-    ];
-    for simd in kernels() {
-        let mut seen = Seen::default();
-        for (i, sfen) in starts.iter().enumerate() {
-            for seed in 0..4u64 {
-                random_game(&net, simd, sfen, seed * 7 + i as u64, 300, &mut seen);
-            }
-        }
-        assert!(
-            seen.captures > 50
-                && seen.promotions > 10
-                && seen.drops > 50
-                && seen.king_moves > 20
-                && seen.undos > 20
-                && seen.null_moves > 20,
-            "{}: too little variety: {seen:?}",
-            simd.name()
-        );
+    incremental("halfkp_256x2-32-32", 4, false);
+}
+
+#[test]
+fn incremental_matches_refresh_for_every_feature_set() {
+    // K+P (king moves are two changed rows), mirroring, both king planes, the folded plane; a
+    // wide transformer with a narrow first layer; and shapes only the general build reads.
+    for (name, any_width) in [
+        ("kp_256x2-32-32", false),
+        ("halfkpvm_256x2-32-32", false),
+        ("halfka1_256x2-32-32", false),
+        ("halfkahm2_256x2-32-32", false),
+        ("halfkp_512x2-8-64", false),
+        ("kp_144x2-15-40", true),
+        ("halfka2_48x2-16-8", true),
+        ("halfkahm1_32x2-8-8", true),
+    ] {
+        incremental(name, 1, any_width);
     }
 }
 
@@ -229,41 +322,44 @@ fn incremental_matches_refresh_along_random_games() {
 /// than a refresh, and entries left uncomputed below the top are filled in correctly later.
 #[test]
 fn long_lazy_chains() {
-    let net = seed1();
-    for simd in kernels() {
-        let mut seen = Seen::default();
-        let mut rng = 5;
-        let mut pos = Position::startpos();
-        let mut state = NnueState::with_simd(net.clone(), 16, simd);
-        state.reset(&pos);
-        let mut line = Vec::new();
-        for ply in 1..=150 {
-            let moves = MoveList::legal(&pos, true);
-            if moves.is_empty() {
-                break;
-            }
-            let m = moves.as_slice()[(rand(&mut rng) % moves.len() as u64) as usize];
-            pos.do_move_observed(m, &mut state);
-            line.push(m);
-            if ply % 50 == 0 {
-                compare(&net, &mut state, &pos, simd, &mut seen);
-            }
-        }
-        while !line.is_empty() {
-            for _ in 0..17 {
-                if let Some(m) = line.pop() {
-                    pos.undo_move_observed(m, &mut state);
+    for name in ["halfkp_256x2-32-32", "kp_256x2-32-32", "halfka1_256x2-32-32"] {
+        let net = net(name, 1, None);
+        for simd in kernels() {
+            let mut seen = Seen::default();
+            let mut rng = 5;
+            let mut pos = Position::startpos();
+            let mut state = NnueState::with_simd(net.clone(), 16, simd).unwrap();
+            state.reset(&pos);
+            let mut line = Vec::new();
+            // Deeper than the stack's first allocation: it grows on the way.
+            for ply in 1..=150 {
+                let moves = MoveList::legal(&pos, true);
+                if moves.is_empty() {
+                    break;
+                }
+                let m = moves.as_slice()[(rand(&mut rng) % moves.len() as u64) as usize];
+                pos.do_move_observed(m, &mut state);
+                line.push(m);
+                if ply % 50 == 0 {
+                    compare(&net, &mut state, &pos, simd, &mut seen);
                 }
             }
-            compare(&net, &mut state, &pos, simd, &mut seen);
+            while !line.is_empty() {
+                for _ in 0..17 {
+                    if let Some(m) = line.pop() {
+                        pos.undo_move_observed(m, &mut state);
+                    }
+                }
+                compare(&net, &mut state, &pos, simd, &mut seen);
+            }
+            assert!(seen.checks >= 5, "{name}: {seen:?}");
         }
-        assert!(seen.checks >= 5, "{seen:?}");
     }
 }
 
 #[test]
 fn kernels_agree_on_accumulators_and_values() {
-    let net = seed7_bias();
+    let net = net("halfkp_256x2-32-32", 7, Some(-20000));
     let mut rng = 99;
     let mut pos = Position::startpos();
     for _ in 0..200 {
@@ -291,33 +387,35 @@ fn kernels_agree_on_accumulators_and_values() {
 
 #[test]
 fn positions_without_a_king_evaluate_to_none() {
-    let net = seed1();
     // A tsume problem: black (attacking) has no king.
     let sfen = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
-    let mut pos = Position::from_sfen(sfen).unwrap();
-    for simd in kernels() {
-        assert_eq!(evaluate_full_with(&net, &pos, 16, simd), None);
-        assert!(Accumulator::refreshed(&net, &pos, simd).is_none());
-        let mut state = NnueState::with_simd(net.clone(), 16, simd);
-        state.reset(&pos);
-        assert_eq!(state.evaluate(&pos), None);
-        let m = Move::from_usi("G*5b").unwrap();
-        pos.do_move_observed(m, &mut state);
-        assert_eq!(state.evaluate(&pos), None);
-        pos.undo_move_observed(m, &mut state);
-        assert_eq!(state.evaluate(&pos), None);
-        // The same state follows a normal position again after a reset.
-        let start = Position::startpos();
-        state.reset(&start);
-        assert_eq!(state.evaluate(&start), evaluate_full_with(&net, &start, 16, simd));
+    for name in ["halfkp_256x2-32-32", "kp_256x2-32-32"] {
+        let net = net(name, 1, None);
+        let mut pos = Position::from_sfen(sfen).unwrap();
+        for simd in kernels() {
+            assert_eq!(evaluate_full_with(&net, &pos, 16, simd), None);
+            assert!(Accumulator::refreshed(&net, &pos, simd).is_none());
+            let mut state = NnueState::with_simd(net.clone(), 16, simd).unwrap();
+            state.reset(&pos);
+            assert_eq!(state.evaluate(&pos), None);
+            let m = Move::from_usi("G*5b").unwrap();
+            pos.do_move_observed(m, &mut state);
+            assert_eq!(state.evaluate(&pos), None);
+            pos.undo_move_observed(m, &mut state);
+            assert_eq!(state.evaluate(&pos), None);
+            // The same state follows a normal position again after a reset.
+            let start = Position::startpos();
+            state.reset(&start);
+            assert_eq!(state.evaluate(&start), evaluate_full_with(&net, &start, 16, simd));
+        }
     }
 }
 
-// ------------------------------------------------------------------ loader errors
+// ------------------------------------------------------------------ loading
 
 fn load_err(bytes: &[u8]) -> NnueError {
     match Network::from_bytes(bytes) {
-        Ok(_) => panic!("a bad file loaded"),
+        Ok(n) => panic!("a bad file loaded as {}", n.shape()),
         Err(e) => e,
     }
 }
@@ -327,41 +425,89 @@ fn loader_rejects_bad_files() {
     let good = seed1_bytes();
     assert_eq!(good.len(), 64_217_066);
 
-    for len in [0, 3, 11, 100, good.len() / 2, good.len() - 1] {
+    for len in [0, 3, 11, 100] {
         let e = load_err(&good[..len]);
-        assert!(matches!(e, NnueError::Truncated { len: l, .. } if l == len), "{len}: {e:?}");
+        assert!(matches!(e, NnueError::Truncated { len: l } if l == len), "{len}: {e:?}");
         assert!(e.to_string().contains("truncated"), "{e}");
+    }
+    for len in [191, good.len() / 2, good.len() - 1] {
+        let e = load_err(&good[..len]);
+        assert!(matches!(e, NnueError::Size { .. }), "{len}: {e:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains("describes itself as halfkp_256x2-32-32, which takes 64217066 bytes"),
+            "{text}"
+        );
+        assert!(text.contains(&format!("truncated by {}", good.len() - len)), "{text}");
     }
 
     let mut long = good.to_vec();
     long.push(0);
     let e = load_err(&long);
-    assert!(matches!(e, NnueError::TrailingBytes { .. }), "{e:?}");
-    assert!(e.to_string().contains("1 more") && e.to_string().contains("trailing"), "{e}");
+    assert!(e.to_string().contains("too long by 1"), "{e}");
     drop(long);
 
-    let mut bytes = good.to_vec();
-    let mut corrupt = |offset: usize, check: &dyn Fn(&NnueError) -> bool, words: &[&str]| {
+    let mut bad = good.to_vec();
+    bad[0] ^= 0x40;
+    let e = load_err(&bad);
+    assert!(matches!(e, NnueError::Version { .. }) && e.to_string().contains("0x7AF32F16"), "{e}");
+}
+
+/// What YaneuraOu loads despite it (wrong hashes, a wrong or missing architecture string) loads
+/// here too, read by its size, with a warning naming each disagreement.
+#[test]
+fn wrong_hashes_and_strings_warn() {
+    let good = seed1_bytes();
+    let arch = Shape::CLASSIC.architecture();
+    let ft_hash = 12 + arch.len();
+    let net_hash = ft_hash + 4 + 512 + 125_388 * 512;
+    for (offset, word) in [(4, "file hash"), (ft_hash, "transformer hash"), (net_hash + 1, "network hash")] {
+        let mut bytes = good.to_vec();
         bytes[offset] ^= 0x40;
-        let e = load_err(&bytes);
-        bytes[offset] ^= 0x40;
-        assert!(check(&e), "offset {offset}: {e:?}");
-        for w in words {
-            assert!(e.to_string().contains(w), "{e}");
-        }
-    };
-    corrupt(0, &|e| matches!(e, NnueError::Version { .. }), &["version", "0x7AF32F16"]);
-    corrupt(4, &|e| matches!(e, NnueError::FileHash { .. }), &["file hash", "0x3E5AA6EE", "HalfKP(Friend)"]);
-    let ft_hash = 12 + ARCHITECTURE.len();
-    corrupt(
-        ft_hash,
-        &|e| matches!(e, NnueError::TransformerHash { .. }),
-        &["transformer hash", "0x5D69D7B8"],
+        let n = Network::from_bytes(&bytes).unwrap_or_else(|e| panic!("{word}: {e}"));
+        assert_eq!(n.shape(), Shape::CLASSIC);
+        assert!(n.warnings().iter().any(|w| w.contains(word)), "{word}: {:?}", n.warnings());
+    }
+    // nnue-pytorch's shogi branches write the classic string whatever the shape: the size wins.
+    let kp = shape("kp_256x2-32-32");
+    let mut bytes = testnet_bytes(kp, 1, None);
+    let kp_arch = kp.architecture();
+    let mut rebuilt = bytes[..8].to_vec();
+    rebuilt.extend_from_slice(&(arch.len() as u32).to_le_bytes());
+    rebuilt.extend_from_slice(arch.as_bytes());
+    rebuilt.extend_from_slice(&bytes[12 + kp_arch.len()..]);
+    let n = Network::from_bytes(&rebuilt).unwrap();
+    assert_eq!(n.shape(), kp);
+    assert!(
+        n.warnings().iter().any(|w| w.contains("describes itself as halfkp_256x2-32-32")),
+        "{:?}",
+        n.warnings()
     );
-    let net_hash = ft_hash + 4 + 512 + NUM_FEATURES * 512;
-    corrupt(net_hash + 1, &|e| matches!(e, NnueError::NetworkHash { .. }), &["network hash", "0x63337156"]);
-    // Untouched, the bytes still load.
-    assert!(Network::from_bytes(&bytes).is_ok());
+    assert_eq!(n.architecture(), arch);
+    // And an empty string with a zero hash (some trainers) still reads by size.
+    bytes.splice(4..12 + kp_arch.len(), [0u8; 8]);
+    let n = Network::from_bytes(&bytes).unwrap();
+    assert_eq!(n.shape(), kp);
+    let start = Position::startpos();
+    assert_eq!(
+        evaluate_full_with(&Arc::new(n), &start, 16, Simd::SCALAR),
+        evaluate_full_with(&net("kp_256x2-32-32", 1, None), &start, 16, Simd::SCALAR)
+    );
+}
+
+#[test]
+fn recognised_but_unsupported_shapes_say_so() {
+    // The narrowest halfkpe9 net (36 MB): the feature set is named in the message.
+    let s = shape("halfkpe9_16x2-8-8");
+    let mut bytes = vec![0u8; 12];
+    bytes[..4].copy_from_slice(&0x7AF3_2F16u32.to_le_bytes());
+    bytes.resize(12 + s.body_bytes(), 0);
+    let e = load_err(&bytes);
+    assert!(
+        matches!(e, NnueError::Unsupported { shape } if shape.features == FeatureKind::HalfKpE9),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("halfkpe9_16x2-8-8"), "{e}");
 }
 
 #[test]
@@ -376,6 +522,6 @@ fn load_reports_unreadable_files() {
     let path = dir.join("short.bin");
     std::fs::write(&path, &seed1_bytes()[..1000]).unwrap();
     let e = Network::load(&path).unwrap_err();
-    assert!(matches!(e, NnueError::Truncated { len: 1000, .. }), "{e:?}");
+    assert!(matches!(e, NnueError::Size { len: 1000, .. }), "{e:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,6 +3,7 @@
 
 use super::files::{found_from_here_or_beside_the_binary, stamp, Stamp};
 use super::options::{self, Options};
+use crate::eval::nnue::state::compiled_for;
 use crate::eval::nnue::{Network, NnueError};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,15 +35,22 @@ impl NetSlot {
     /// when it cannot be used, `fallback` plays (named in the message: the embedded net, or the
     /// linear evaluation, as `EvalType` says). Returns what happened, for the user (nothing when
     /// the file is the same as before).
-    pub fn load(&mut self, opts: &Options, fallback: &str) -> Option<String> {
+    pub fn load(&mut self, opts: &Options, fallback: &str) -> Vec<String> {
         let path = eval_path(opts);
         let now = (path.clone(), stamp(&path));
         if self.source.as_ref() == Some(&now) {
-            return None;
+            return Vec::new();
         }
         self.source = Some(now);
-        let (net, message) = match Network::load(&path) {
-            Ok(net) => (Some(Arc::new(net)), format!("NNUE loaded from {}", path.display())),
+        match Network::load(&path) {
+            Ok(net) => {
+                let shape = net.shape();
+                let kernels = if compiled_for(shape) { "kernels compiled for it" } else { "general kernels" };
+                let mut messages = vec![format!("NNUE loaded from {}: {shape} ({kernels})", path.display())];
+                messages.extend(net.warnings().iter().map(|w| format!("NNUE file {}: {w}", path.display())));
+                self.net = Some(Arc::new(net));
+                messages
+            }
             // (Unsupported: a WebAssembly page has no files.)
             Err(NnueError::Io { source, .. })
                 if matches!(
@@ -50,17 +58,23 @@ impl NetSlot {
                     std::io::ErrorKind::NotFound | std::io::ErrorKind::Unsupported
                 ) =>
             {
-                (None, format!("no NNUE file at {}: using {fallback}", path.display()))
+                self.net = None;
+                vec![format!("no NNUE file at {}: using {fallback}", path.display())]
             }
             Err(e @ NnueError::OutOfMemory { .. }) => {
                 // Not the file's fault: read it again at the next attempt, when memory may
-                // have been freed.
+                // have been freed. The net in use, if any, stays.
                 self.source = None;
-                (None, format!("{}: {e}; using {fallback}", path.display()))
+                let keep = match &self.net {
+                    Some(net) => format!("keeping the {} net in use", net.shape()),
+                    None => format!("using {fallback}"),
+                };
+                vec![format!("{}: {e}; {keep}", path.display())]
             }
-            Err(e) => (None, format!("{}: {e}; using {fallback}", path.display())),
-        };
-        self.net = net;
-        Some(message)
+            Err(e) => {
+                self.net = None;
+                vec![format!("{}: {e}; using {fallback}", path.display())]
+            }
+        }
     }
 }

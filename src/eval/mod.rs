@@ -120,7 +120,13 @@ impl Evaluator {
             None => self.nnue = None,
             Some(net) => match &mut self.nnue {
                 Some(state) if Arc::ptr_eq(state.network(), net) => state.set_fv_scale(fv_scale),
-                _ => self.nnue = Some(NnueState::new(Arc::clone(net), fv_scale)),
+                _ => {
+                    // Fails only when the few megabytes of its stack cannot be had: then the
+                    // thread plays with the linear evaluation rather than not at all.
+                    self.nnue = NnueState::new(Arc::clone(net), fv_scale)
+                        .inspect_err(|e| log::warn!("NNUE evaluator: {e}; using the linear evaluation"))
+                        .ok();
+                }
             },
         }
     }

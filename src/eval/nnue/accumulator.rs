@@ -1,294 +1,355 @@
 //! The feature-transformer accumulators and the incremental, lazily updated stack that follows a
-//! search through do/undo.
+//! search through do/undo, compiled for one feature set and one set of widths.
 //!
-//! `acc[p][j] = ft_bias[j] + sum over the active features f of p of ft_weight[f][j]` (wrapping
+//! `acc[p][j] = ft_bias[j] + sum over the active rows f of p of ft_weight[f][j]` (wrapping
 //! `i16`; the sum is order-independent because wrapping addition is). One accumulator per
-//! perspective; a position's pair is an [`Accumulator`].
+//! perspective.
 //!
-//! [`NnueState`] keeps one stack entry per ply. Making a move only records what it changes (a
+//! `Stack` keeps one entry per ply. Making a move only records what it changes (a
 //! [`FeatureDelta`], a few table lookups, no vector work); the accumulators are brought up to date
-//! on the first [`NnueState::evaluate`] after the moves. Then, per perspective, the stack is walked
+//! on the first `Stack::evaluate` after the moves. Then, per perspective, the stack is walked
 //! back to the nearest computed entry and the recorded deltas are applied forward (every entry on
 //! the way is filled in, so siblings evaluated later start closer). The walk stops, and the
 //! perspective is refreshed from the position instead, when it meets a move of that side's king
-//! (every feature index of that side changes) or when the deltas would cost more than a refresh.
-//! Positions whose moves are never evaluated (pruned, or in check) never pay for vector work.
+//! in a king-relative feature set (every row of that side changes) or when the deltas would cost
+//! more than a refresh. Positions whose moves are never evaluated (pruned, or in check) never pay
+//! for vector work.
 
-use super::features::{self, active_features, FeatureDelta, PIECES};
+use super::aligned::AlignedVec;
+use super::bona::{orient, FeatureDelta, PIECES};
+use super::features::FeatureSet;
 use super::layers::scale;
-use super::network::Network;
-use super::simd::{prefetch_row, Simd};
-use super::FT_OUT;
-use crate::position::{MoveObserver, Position};
+use super::network::{Network, NnueError};
+use super::simd::{prefetch_row, Dims, Simd};
+use crate::position::Position;
 use crate::types::{Color, Move};
+use std::marker::PhantomData;
 use std::sync::Arc;
 
-/// Both perspectives' transformer outputs for one position, indexed by `Color::index()`.
-#[derive(Clone, PartialEq, Eq, Debug)]
-#[repr(C, align(64))]
-pub struct Accumulator {
-    v: [[i16; FT_OUT]; 2],
-}
-
-impl Accumulator {
-    const ZERO: Accumulator = Accumulator { v: [[0; FT_OUT]; 2] };
-
-    /// The accumulator of perspective `c`.
-    #[inline(always)]
-    pub fn get(&self, c: Color) -> &[i16; FT_OUT] {
-        &self.v[c.index()]
-    }
-
-    /// Computes both accumulators of `pos` from scratch; `None` if a king is missing.
-    pub fn refreshed(net: &Network, pos: &Position, simd: Simd) -> Option<Accumulator> {
-        let mut acc = Accumulator::ZERO;
-        for c in Color::ALL {
-            refresh(net, pos, c, simd, &mut acc.v[c.index()])?;
-        }
-        Some(acc)
-    }
-
-    /// The evaluation of a position with these accumulators and side to move `stm`, from the side
-    /// to move's view (`fv_scale` below 1 counts as 1).
-    #[inline]
-    pub fn evaluate(&self, net: &Network, stm: Color, fv_scale: i32, simd: Simd) -> i32 {
-        let out = simd.propagate(&net.layers, self.get(stm), self.get(!stm));
-        scale(out, fv_scale)
-    }
-}
-
-/// Recomputes perspective `c`'s accumulator of `pos` into `out`; `None` if `c` has no king.
-#[inline]
-fn refresh(net: &Network, pos: &Position, c: Color, simd: Simd, out: &mut [i16; FT_OUT]) -> Option<()> {
-    let list = active_features(pos, c)?;
-    simd.update(net, &net.ft_bias.0, out, &[], list.as_slice());
-    Some(())
-}
-
-/// The plain, non-incremental evaluation of `pos` (side to move's view, after `/ fv_scale` and the
-/// clamp), or `None` when a king is missing. The reference the incremental path is tested against.
-pub fn evaluate_full(net: &Network, pos: &Position, fv_scale: i32) -> Option<i32> {
-    evaluate_full_with(net, pos, fv_scale, Simd::detect())
-}
-
-/// [`evaluate_full`] with the kernels chosen by the caller (tests compare both).
-pub fn evaluate_full_with(net: &Network, pos: &Position, fv_scale: i32, simd: Simd) -> Option<i32> {
-    let acc = Accumulator::refreshed(net, pos, simd)?;
-    Some(acc.evaluate(net, pos.side_to_move(), fv_scale, simd))
-}
-
-/// One ply of the stack.
-#[derive(Clone)]
-struct Entry {
-    acc: Accumulator,
-    /// Whether `acc` holds the right values for each perspective.
+/// One ply's bookkeeping (its accumulators live in [`Stack`]'s buffer).
+#[derive(Clone, Copy)]
+struct Meta {
+    /// Whether the accumulator of each perspective holds the right values.
     computed: [bool; 2],
-    /// What the move into this ply changed (`refresh` is set for both sides at the root).
+    /// The root: both perspectives are computed from the position.
+    root: bool,
+    /// What the move into this ply changed.
     delta: FeatureDelta,
 }
 
-impl Entry {
-    fn new() -> Entry {
-        Entry { acc: Accumulator::ZERO, computed: [false; 2], delta: FeatureDelta::NONE }
-    }
+impl Meta {
+    const ROOT: Meta = Meta { computed: [false; 2], root: true, delta: FeatureDelta::NONE };
 }
 
-/// A delta chain longer than this many changed features costs more than refreshing the 38
-/// features from scratch (each changed feature is one row, like each refreshed one; a refresh also
-/// skips the per-ply loads and stores).
-const MAX_DELTA_COST: usize = PIECES;
+/// Plies of room a new stack starts with; it doubles when a line goes deeper.
+const INITIAL_PLIES: usize = 64;
 
-/// One search thread's NNUE evaluator: a shared net, the kernels chosen once, FV_SCALE, and the
-/// accumulator stack that follows the position through [`MoveObserver`].
-///
-/// Use: `reset(&pos)` whenever the root position is set (a new state follows no position, and
-/// its `evaluate` returns `None`, until then); make and take back every move with
-/// `pos.do_move_observed(m, &mut state)` / `pos.undo_move_observed(m, &mut state)` (and the null
-/// move variants); call `evaluate(&pos)` with the current position whenever a value is needed.
-///
-/// Positions without both kings (tsume problems) have no HalfKP features: `evaluate` returns
-/// `None` for them and the caller falls back to another evaluation. Moves are still followed (the
-/// stack depth must match), at no cost.
-pub struct NnueState {
+/// Lanes of one perspective's accumulator in the buffer: `ft` rounded up to a whole number of
+/// 64-byte lines, so that every accumulator starts on one.
+const fn stride(ft: usize) -> usize {
+    ft.div_ceil(32) * 32
+}
+
+/// One search thread's evaluator for nets of feature set `F` and widths `FT`, `H1`, `H2` (all 0:
+/// the widths are read from the net): a shared net, the kernels chosen once, FV_SCALE, and the
+/// accumulator stack that follows the position.
+pub(crate) struct Stack<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> {
     net: Arc<Network>,
     simd: Simd,
     fv_scale: i32,
-    stack: Vec<Entry>,
+    ft: usize,
+    meta: Vec<Meta>,
+    /// `2 * stride(ft)` lanes per ply: black's accumulator, then white's.
+    acc: AlignedVec<i16>,
+    /// A perspective pair for plies beyond the buffer when it could not grow.
+    spare: AlignedVec<i16>,
+    /// The forward pass's scratch space (zeroed once; see `Simd::propagate`).
+    scratch: AlignedVec<u8>,
     top: usize,
+    /// Plies pushed beyond the buffer (only when it could not grow: evaluated from scratch).
+    overflow: usize,
     /// Both kings were present at `reset`. Kings are never captured, so this holds for the whole
     /// line; when false, nothing is computed and `evaluate` returns `None`.
     kings: bool,
+    _features: PhantomData<F>,
 }
 
-impl NnueState {
-    /// An evaluator for `net` with the best kernels of this CPU. `fv_scale` is the output divisor
-    /// (16 for most nets, 24 for Suisho5); values below 1 are taken as 1.
-    pub fn new(net: Arc<Network>, fv_scale: i32) -> NnueState {
-        NnueState::with_simd(net, fv_scale, Simd::detect())
+impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, FT, H1, H2> {
+    /// An evaluator for `net`, which must be of feature set `F` and, unless they are 0, widths
+    /// `FT`, `H1`, `H2`.
+    pub(crate) fn new(net: Arc<Network>, fv_scale: i32, simd: Simd) -> Result<Self, NnueError> {
+        let shape = net.shape();
+        assert!(shape.features == F::KIND, "an evaluator compiled for {:?} given a {shape} net", F::KIND);
+        assert!(FT == 0 || (FT, H1, H2) == (shape.ft, shape.h1, shape.h2), "widths of a {shape} net");
+        let oom = |bytes| NnueError::OutOfMemory { bytes };
+        let ft = shape.ft;
+        let d = Dims::of::<FT, H1, H2>(&net.layers);
+        // The forward pass relies on this (`Simd::propagate`); checked once, as the layers never
+        // change. A net's own layers always fit the widths read from it.
+        assert!(d.fit(&net.layers) && d.ft == ft, "the layers of a {shape} net do not fit its widths");
+        let s = stride(ft);
+        let mut meta = Vec::new();
+        meta.try_reserve_exact(INITIAL_PLIES)
+            .map_err(|_| oom(INITIAL_PLIES * std::mem::size_of::<Meta>()))?;
+        meta.push(Meta::ROOT);
+        Ok(Stack {
+            acc: AlignedVec::try_new(INITIAL_PLIES * 2 * s).map_err(oom)?,
+            spare: AlignedVec::try_new(2 * s).map_err(oom)?,
+            scratch: AlignedVec::try_new(d.scratch()).map_err(oom)?,
+            net,
+            simd,
+            fv_scale: fv_scale.max(1),
+            ft,
+            meta,
+            top: 0,
+            overflow: 0,
+            kings: false,
+            _features: PhantomData,
+        })
     }
 
-    /// An evaluator using the given kernels (e.g. [`Simd::SCALAR`] to force the scalar path).
-    pub fn with_simd(net: Arc<Network>, fv_scale: i32, simd: Simd) -> NnueState {
-        let mut stack = Vec::with_capacity(128);
-        stack.push(Entry::new());
-        NnueState { net, simd, fv_scale: fv_scale.max(1), stack, top: 0, kings: false }
-    }
-
-    pub fn network(&self) -> &Arc<Network> {
+    pub(crate) fn network(&self) -> &Arc<Network> {
         &self.net
     }
 
-    pub fn simd(&self) -> Simd {
+    pub(crate) fn simd(&self) -> Simd {
         self.simd
     }
 
-    pub fn fv_scale(&self) -> i32 {
+    pub(crate) fn fv_scale(&self) -> i32 {
         self.fv_scale
     }
 
-    /// Changes FV_SCALE (values below 1 are taken as 1). Takes effect at the next `evaluate`.
-    pub fn set_fv_scale(&mut self, fv_scale: i32) {
+    pub(crate) fn set_fv_scale(&mut self, fv_scale: i32) {
         self.fv_scale = fv_scale.max(1);
+    }
+
+    #[inline(always)]
+    fn ft(&self) -> usize {
+        if FT == 0 {
+            self.ft
+        } else {
+            FT
+        }
+    }
+
+    /// Where perspective `p` of ply `ply` starts in the buffer.
+    #[inline(always)]
+    fn offset(&self, ply: usize, p: usize) -> usize {
+        (2 * ply + p) * stride(self.ft())
     }
 
     /// Starts following `pos` as a new root: forgets the stack. The root accumulators are computed
     /// at the first `evaluate`.
-    pub fn reset(&mut self, pos: &Position) {
+    pub(crate) fn reset(&mut self, pos: &Position) {
         self.top = 0;
+        self.overflow = 0;
         self.kings = pos.king_square(Color::Black).is_some() && pos.king_square(Color::White).is_some();
-        let root = &mut self.stack[0];
-        root.computed = [false; 2];
-        root.delta = FeatureDelta::NONE;
-        root.delta.refresh = [true; 2];
+        self.meta[0] = Meta::ROOT;
     }
 
-    /// The static evaluation of `pos`, the position the state currently follows, from the side to
-    /// move's point of view; `None` if a king is missing (see the type docs).
+    /// The static evaluation of `pos`, the position the stack currently follows, from the side
+    /// to move's point of view; `None` if a king is missing.
     #[inline]
-    pub fn evaluate(&mut self, pos: &Position) -> Option<i32> {
+    pub(crate) fn evaluate(&mut self, pos: &Position) -> Option<i32> {
         if !self.kings {
             return None;
         }
-        self.update(pos, Color::Black);
-        self.update(pos, Color::White);
-        let acc = &self.stack[self.top].acc;
-        Some(acc.evaluate(&self.net, pos.side_to_move(), self.fv_scale, self.simd))
+        let stm = pos.side_to_move().index();
+        let out = if self.overflow > 0 {
+            // Beyond the buffer: from scratch, in the spare pair.
+            let s = stride(self.ft());
+            for c in Color::ALL {
+                let (net, simd, ft) = (&*self.net, self.simd, self.ft());
+                let p = c.index();
+                refresh::<F, FT>(net, simd, ft, pos, c, &mut self.spare[p * s..(p + 1) * s])?;
+            }
+            let (us, them) = (&self.spare[stm * s..(stm + 1) * s], &self.spare[(1 - stm) * s..(2 - stm) * s]);
+            // SAFETY: the layers were checked in `new`; `us` and `them` hold `stride(ft) >= ft`
+            // values and `scratch` was made `Dims::scratch` bytes long.
+            unsafe { self.simd.propagate::<FT, H1, H2>(&self.net.layers, us, them, &mut self.scratch) }
+        } else {
+            self.update(pos, Color::Black);
+            self.update(pos, Color::White);
+            let (us, them) = (self.offset(self.top, stm), self.offset(self.top, 1 - stm));
+            let ft = self.ft();
+            let acc = &*self.acc;
+            let (us, them) = (&acc[us..us + ft], &acc[them..them + ft]);
+            // SAFETY: the layers were checked in `new`; `us` and `them` hold `ft` values and
+            // `scratch` was made `Dims::scratch` bytes long.
+            unsafe { self.simd.propagate::<FT, H1, H2>(&self.net.layers, us, them, &mut self.scratch) }
+        };
+        Some(scale(out, self.fv_scale))
     }
 
-    /// The accumulators of `pos` (the current position), brought up to date; `None` if a king is
-    /// missing. For tests and diagnostics.
-    pub fn accumulator(&mut self, pos: &Position) -> Option<&Accumulator> {
-        if !self.kings {
-            return None;
+    /// Brings both perspectives of the top entry up to date (no forward pass); `false` if a king
+    /// is missing.
+    pub(crate) fn update_accumulators(&mut self, pos: &Position) -> bool {
+        if !self.kings || self.overflow > 0 {
+            return self.kings;
         }
         self.update(pos, Color::Black);
         self.update(pos, Color::White);
-        Some(&self.stack[self.top].acc)
+        true
+    }
+
+    /// Both perspectives' accumulators of `pos` (the current position), brought up to date;
+    /// `None` if a king is missing. For tests and diagnostics.
+    pub(crate) fn accumulators(&mut self, pos: &Position) -> Option<[Vec<i16>; 2]> {
+        if !self.kings {
+            return None;
+        }
+        let ft = self.ft();
+        if self.overflow > 0 {
+            self.evaluate(pos)?;
+            let s = stride(ft);
+            return Some([self.spare[..ft].to_vec(), self.spare[s..s + ft].to_vec()]);
+        }
+        self.update(pos, Color::Black);
+        self.update(pos, Color::White);
+        let (b, w) = (self.offset(self.top, 0), self.offset(self.top, 1));
+        Some([self.acc[b..b + ft].to_vec(), self.acc[w..w + ft].to_vec()])
+    }
+
+    /// Rows a delta changes for one perspective (removed plus added).
+    #[inline(always)]
+    fn cost(d: &FeatureDelta) -> usize {
+        2 * d.n as usize + if F::KINGS && d.king_moved().is_some() { 2 } else { 0 }
+    }
+
+    /// Whether `d` makes perspective `c` start again from the position.
+    #[inline(always)]
+    fn refreshes(d: &FeatureDelta, c: Color) -> bool {
+        F::KING_RELATIVE && d.king_moved() == Some(c)
     }
 
     /// Brings perspective `c` of the top entry up to date (see the module docs).
     #[inline]
     fn update(&mut self, pos: &Position, c: Color) {
         let p = c.index();
-        if self.stack[self.top].computed[p] {
+        if self.meta[self.top].computed[p] {
             return;
         }
-        // Find the nearest computed entry reachable through deltas alone.
+        // A delta chain costing more rows than a refresh lists is not worth walking.
+        let max_cost = PIECES + if F::KINGS { 2 } else { 0 };
         let mut from = self.top;
         let mut cost = 0;
         let start = loop {
-            let e = &self.stack[from];
+            let e = &self.meta[from];
             if e.computed[p] {
                 break Some(from);
             }
-            cost += (e.delta.n_removed + e.delta.n_added) as usize;
-            if e.delta.refresh[p] || from == 0 || cost > MAX_DELTA_COST {
+            cost += Self::cost(&e.delta);
+            if e.root || Self::refreshes(&e.delta, c) || from == 0 || cost > max_cost {
                 break None;
             }
             from -= 1;
         };
-        let net = &*self.net;
+        let (net, simd, ft) = (&*self.net, self.simd, self.ft());
         let Some(start) = start else {
-            let top = &mut self.stack[self.top];
+            let o = self.offset(self.top, p);
             // `kings` guarantees both kings, so the refresh cannot fail.
-            let _ = refresh(net, pos, c, self.simd, &mut top.acc.v[p]);
-            top.computed[p] = true;
+            let _ = refresh::<F, FT>(net, simd, ft, pos, c, &mut self.acc[o..o + ft]);
+            self.meta[self.top].computed[p] = true;
             return;
         };
-        // The king of `c` has not moved since `start`, so its current square indexes every delta.
+        // The king of `c` has not moved since `start` (or, in K+P, keys nothing), so its current
+        // square keys every delta.
         let Some(ksq) = pos.king_square(c) else {
             return;
         };
-        let king = features::orient(c, ksq);
-        for j in start + 1..=self.top {
-            let (done, rest) = self.stack.split_at_mut(j);
-            let prev = &done[j - 1].acc.v[p];
-            let e = &mut rest[0];
-            let d = &e.delta;
-            let mut removed = [0u32; 2];
-            let mut added = [0u32; 2];
-            for (r, bp) in removed.iter_mut().zip(&d.removed) {
-                *r = features::index(king, bp[p]);
+        let key = F::key(orient(c, ksq));
+        let s = stride(ft);
+        let acc: &mut [i16] = &mut self.acc;
+        for (j, m) in self.meta.iter_mut().enumerate().take(self.top + 1).skip(start + 1) {
+            let d = &m.delta;
+            let mut removed = [0u32; 3];
+            let mut added = [0u32; 3];
+            let mut n = 0;
+            for ch in d.changes() {
+                removed[n] = F::index(key, ch.old[p]);
+                added[n] = F::index(key, ch.new[p]);
+                n += 1;
             }
-            for (a, bp) in added.iter_mut().zip(&d.added) {
-                *a = features::index(king, bp[p]);
+            if F::KINGS && d.king_moved().is_some() {
+                removed[n] = F::index(key, d.king.old[p]);
+                added[n] = F::index(key, d.king.new[p]);
+                n += 1;
             }
-            self.simd.update(
-                net,
-                prev,
-                &mut e.acc.v[p],
-                &removed[..d.n_removed as usize],
-                &added[..d.n_added as usize],
-            );
-            e.computed[p] = true;
+            // Ply j - 1's accumulator of `p`, and ply j's.
+            let (lo, hi) = acc.split_at_mut((2 * j + p) * s);
+            let prev = &lo[(2 * j - 2 + p) * s..][..ft];
+            simd.update::<FT>(net, ft, prev, &mut hi[..ft], &removed[..n], &added[..n]);
+            m.computed[p] = true;
         }
     }
 
     /// Pushes a ply whose accumulators are to be derived from the previous one through `delta`.
     #[inline(always)]
     fn push(&mut self, delta: FeatureDelta) {
-        self.top += 1;
-        if self.top == self.stack.len() {
-            self.stack.push(Entry::new());
+        if self.overflow > 0 || (self.top + 1 == self.meta.len() && !self.grow()) {
+            self.overflow += 1;
+            return;
         }
-        let e = &mut self.stack[self.top];
-        e.computed = [false; 2];
-        e.delta = delta;
+        self.top += 1;
+        self.meta[self.top] = Meta { computed: [false; 2], root: false, delta };
     }
 
-    /// Starts loading the rows the incremental update of `d` will read. The transformer table is
-    /// 64 MB, far beyond the caches, and the update is dominated by waiting for rows (measured:
-    /// about 15-20% more evaluations per second with this).
-    #[inline(always)]
-    fn prefetch(&self, before: &Position, d: &FeatureDelta) {
-        for c in Color::ALL {
-            let p = c.index();
-            let Some(ksq) = before.king_square(c) else {
-                continue;
-            };
-            if d.refresh[p] {
-                continue;
-            }
-            let king = features::orient(c, ksq);
-            for bp in &d.removed[..d.n_removed as usize] {
-                prefetch_row(&self.net, features::index(king, bp[p]));
-            }
-            for bp in &d.added[..d.n_added as usize] {
-                prefetch_row(&self.net, features::index(king, bp[p]));
-            }
+    /// Makes room for one more ply: `false` when the memory could not be had.
+    #[cold]
+    fn grow(&mut self) -> bool {
+        let plies = self.meta.len();
+        let room = self.acc.len() / (2 * stride(self.ft()));
+        if plies < room {
+            self.meta.push(Meta::ROOT);
+            return true;
         }
+        let Ok(mut bigger) = AlignedVec::try_new(2 * self.acc.len()) else {
+            return false;
+        };
+        bigger[..self.acc.len()].copy_from_slice(&self.acc);
+        self.acc = bigger;
+        if self.meta.try_reserve(plies).is_err() {
+            return false;
+        }
+        self.meta.push(Meta::ROOT);
+        true
     }
 
     #[inline(always)]
     fn pop(&mut self) {
+        if self.overflow > 0 {
+            self.overflow -= 1;
+            return;
+        }
         debug_assert!(self.top > 0, "NNUE stack: undo without a move");
         self.top = self.top.saturating_sub(1);
     }
-}
 
-impl MoveObserver for NnueState {
+    /// Starts loading the rows the incremental update of `d` will read. The transformer table is
+    /// far beyond the caches, and the update is dominated by waiting for rows (measured on the
+    /// classic shape: about 15-20% more evaluations per second with this).
+    #[inline(always)]
+    fn prefetch(&self, before: &Position, d: &FeatureDelta) {
+        let ft = self.ft();
+        for c in Color::ALL {
+            let p = c.index();
+            if Self::refreshes(d, c) {
+                continue;
+            }
+            let Some(ksq) = before.king_square(c) else {
+                continue;
+            };
+            let key = F::key(orient(c, ksq));
+            for ch in d.changes() {
+                prefetch_row(&self.net, F::index(key, ch.old[p]), ft);
+                prefetch_row(&self.net, F::index(key, ch.new[p]), ft);
+            }
+        }
+    }
+
     #[inline]
-    fn on_do_move(&mut self, before: &Position, m: Move) {
+    pub(crate) fn on_do_move(&mut self, before: &Position, m: Move) {
         let delta = if self.kings {
             let d = FeatureDelta::of_move(before, m);
             self.prefetch(before, &d);
@@ -300,18 +361,33 @@ impl MoveObserver for NnueState {
     }
 
     #[inline]
-    fn on_undo_move(&mut self) {
+    pub(crate) fn on_undo_move(&mut self) {
         self.pop();
     }
 
-    /// A null move changes no feature: the next entry is a copy of this one.
+    /// A null move changes no feature.
     #[inline]
-    fn on_do_null_move(&mut self, _before: &Position) {
+    pub(crate) fn on_do_null_move(&mut self) {
         self.push(FeatureDelta::NONE);
     }
 
     #[inline]
-    fn on_undo_null_move(&mut self) {
+    pub(crate) fn on_undo_null_move(&mut self) {
         self.pop();
     }
+}
+
+/// Recomputes perspective `c`'s accumulator of `pos` into `out`; `None` if a king is missing.
+#[inline]
+fn refresh<F: FeatureSet, const FT: usize>(
+    net: &Network,
+    simd: Simd,
+    ft: usize,
+    pos: &Position,
+    c: Color,
+    out: &mut [i16],
+) -> Option<()> {
+    let active = F::active(pos, c)?;
+    simd.update::<FT>(net, ft, &net.ft_bias, out, &[], active.as_slice());
+    Some(())
 }

@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn decodes_to_the_exported_net() {
         let bytes = compact::decode(&compact_bytes().unwrap()).unwrap();
-        assert_eq!(bytes.len(), super::super::network::CLASSIC_FILE_BYTES);
+        assert_eq!(bytes.len(), super::super::Shape::CLASSIC.file_bytes());
         // The fingerprint of the trainer's nn.bin for this net (nets/README.md).
         let expected = include_str!("../../../nets/hayate-gen6.fnv1a").trim();
         assert_eq!(format!("{:016x}", fnv1a(&bytes)), expected);

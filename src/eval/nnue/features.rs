@@ -1,280 +1,244 @@
-//! HalfKP features: BonaPiece numbering, feature indices, the active list of a position, and the
-//! feature changes a move causes.
-//!
-//! Each perspective (black, white) sees the board from its own side: black's view uses squares as
-//! they are; white's view rotates the board (`sq -> 80 - sq`) and swaps own and enemy. A feature is
-//! `king * 1548 + bona_piece`, where `king` is the perspective's own king square in that view and
-//! `bona_piece` (below 1548) names one non-king piece as the perspective sees it:
+//! The feature sets: how a perspective's BonaPieces ([`super::bona`]) become transformer rows, for
+//! each set of YaneuraOu's family (its `source/eval/nnue/features/`, the Friend variants).
 //!
 //! ```text
-//!  0           unused slot (a piece missing from a handicap position)
-//!  1 ..= 89    pieces in hand: the k-th held piece (k = 1, 2, ...) of a kind is `start + k - 1`
-//!              own/enemy starts: pawn 1/20, lance 39/44, knight 49/54, silver 59/64,
-//!                                gold 69/74, bishop 79/82, rook 85/88
-//!  90 ..= 1547 pieces on the board: `base + sq` (own) or `base + 81 + sq` (enemy), with bases
-//!              pawn 90, lance 252, knight 414, silver 576, gold 738 (also the promoted pawn,
-//!              lance, knight and silver), bishop 900, horse 1062, rook 1224, dragon 1386
+//!  set        row of BonaPiece bp, own king on k (both oriented)          kings   rows
+//!  halfkp     1548 k + bp                                                 no      81 x 1548
+//!  halfkpvm   1548 k' + m(bp)                                             no      45 x 1548
+//!  halfka1    1710 k + bp                                                 yes     81 x 1710
+//!  halfkahm1  1710 k' + m(bp)                                             yes     45 x 1710
+//!  halfka2    1629 k + f(bp)                                              yes     81 x 1629
+//!  halfkahm2  1629 k' + f(m(bp))                                          yes     45 x 1629
+//!  kp         bp (the kings' BonaPieces 1548.. are the K part)            yes     1710
 //! ```
 //!
-//! A game always has 38 non-king pieces, so every perspective has 38 active features; a handicap
-//! position has fewer pieces and each missing one contributes BonaPiece 0 (row `king * 1548`), as
-//! YaneuraOu's fixed 38-slot piece list does. The number of missing pieces never changes during a
-//! game, so moves never touch those rows.
+//! `k'` and `m`: when the own king stands on files 6-9 (`k >= 45`), the king square and every
+//! board BonaPiece (and king BonaPiece) are mirrored file-wise (`file -> 10 - file`); pieces in hand
+//! are not. `f` folds the enemy king's plane onto the own king's (`bp >= 1629: bp - 81`).
 //!
-//! Composed positions with more pieces of a kind than a game has (SFEN read with
-//! `PieceLimits::Extended`) are still indexed in range: an extra hand piece spills into the next
-//! kind's hand numbers. The value is then meaningless, but nothing panics.
+//! In the sets that hold the kings, a move of the own king changes every row (its square keys
+//! them all), so that perspective is recomputed; a move of the enemy king changes one feature.
+//! K+P keys nothing by the king: every move, king moves too, is a few changed features.
 
+use super::bona::{self, F_KING, MAX_PIECES};
+use super::shape::{FeatureKind, E_KING, FE_END2};
 use super::FE_END;
 use crate::position::Position;
-use crate::types::{Color, Move, MoveKind, Piece, PieceType, Square};
+use crate::types::Color;
 
-/// Non-king pieces in a game: the number of active features per perspective.
-pub const PIECES: usize = 38;
+/// A perspective's king, as a feature set uses it: the first row of its plane, and whether its
+/// pieces are mirrored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    base: u32,
+    mirrored: bool,
+}
 
-/// Most active features a perspective can have: 38 in any real game; composed positions read
-/// with `PieceLimits::Extended` hold at most 31 pawns, 7 each of lance, knight, silver, gold and
-/// 3 each of bishop and rook (65 pieces). Anything beyond this capacity is ignored.
-pub const MAX_ACTIVE: usize = 72;
+/// A feature set: rows from BonaPieces. Implemented by zero-sized types, so that the kernels
+/// that use one are compiled for it.
+pub trait FeatureSet: 'static + Send + Sync {
+    /// Which set this is.
+    const KIND: FeatureKind;
+    /// A move of the perspective's own king changes every row of that perspective.
+    const KING_RELATIVE: bool;
+    /// The kings' BonaPieces are features.
+    const KINGS: bool;
+    /// The key of a perspective whose own king is on `king` (oriented).
+    fn key(king: usize) -> Key;
 
-/// Board base of each piece kind, indexed by `PieceType` number (0 and king unused).
-const BOARD_BASE: [u16; PieceType::NUM] = [
-    0,    // (none)
-    90,   // pawn
-    252,  // lance
-    414,  // knight
-    576,  // silver
-    900,  // bishop
-    1224, // rook
-    738,  // gold
-    0,    // king: not a feature
-    738,  // promoted pawn moves and counts as a gold
-    738,  // promoted lance
-    738,  // promoted knight
-    738,  // promoted silver
-    1062, // horse
-    1386, // dragon
-];
+    /// The row of BonaPiece `bp` for a perspective with key `key`.
+    fn index(key: Key, bp: u16) -> u32;
 
-/// Hand start of each hand kind, `[own, enemy]`, indexed by `PieceType` number (pawn .. gold).
-const HAND_START: [[u16; 2]; 8] = [
-    [0, 0],   // (none)
-    [1, 20],  // pawn
-    [39, 44], // lance
-    [49, 54], // knight
-    [59, 64], // silver
-    [79, 82], // bishop
-    [85, 88], // rook
-    [69, 74], // gold
-];
-
-/// The square as `perspective` sees it: unchanged for black, rotated by 180 degrees for white.
-#[inline(always)]
-pub fn orient(perspective: Color, sq: Square) -> usize {
-    match perspective {
-        Color::Black => sq.index(),
-        Color::White => 80 - sq.index(),
+    /// The active rows of `perspective` in `pos`, or `None` without both kings.
+    #[inline]
+    fn active(pos: &Position, perspective: Color) -> Option<Active> {
+        let (king, kings) = bona::kings(pos, perspective)?;
+        let key = Self::key(king);
+        let mut out = Active { len: 0, rows: [0; MAX_ACTIVE] };
+        bona::for_each_piece(pos, perspective, |bp| out.push(Self::index(key, bp)));
+        if Self::KINGS {
+            out.push(Self::index(key, kings[0]));
+            out.push(Self::index(key, kings[1]));
+        }
+        Some(out)
     }
 }
 
-/// BonaPiece of a non-king piece `pc` on `sq`, seen from `perspective`.
-#[inline(always)]
-pub fn board_piece(perspective: Color, pc: Piece, sq: Square) -> u16 {
-    let enemy = if pc.color() == perspective { 0 } else { 81 };
-    BOARD_BASE[pc.piece_type().index()] + enemy + orient(perspective, sq) as u16
-}
+/// The most rows a perspective has active: every listed piece and both kings.
+pub const MAX_ACTIVE: usize = MAX_PIECES + 2;
 
-/// BonaPiece of the `k`-th (1-based) piece of kind `pt` (pawn .. gold) in `owner`'s hand, seen
-/// from `perspective`.
-#[inline(always)]
-pub fn hand_piece(perspective: Color, owner: Color, pt: PieceType, k: u32) -> u16 {
-    debug_assert!(k >= 1);
-    let side = (owner != perspective) as usize;
-    HAND_START[pt.index()][side] + (k as u16).saturating_sub(1)
-}
-
-/// Feature index of BonaPiece `bp` for a perspective whose own king is on `king` (already
-/// oriented, see [`orient`]).
-#[inline(always)]
-pub fn index(king: usize, bp: u16) -> u32 {
-    debug_assert!(king < 81 && (bp as usize) < FE_END);
-    (king * FE_END) as u32 + bp as u32
-}
-
-/// The active features of one perspective (order irrelevant: they are summed).
-#[derive(Clone)]
-pub struct FeatureList {
+/// A perspective's active rows.
+pub struct Active {
     len: usize,
-    indices: [u32; MAX_ACTIVE],
+    rows: [u32; MAX_ACTIVE],
 }
 
-impl FeatureList {
-    fn new() -> FeatureList {
-        FeatureList { len: 0, indices: [0; MAX_ACTIVE] }
-    }
-
+impl Active {
     #[inline(always)]
-    fn push(&mut self, f: u32) {
+    fn push(&mut self, row: u32) {
         if self.len < MAX_ACTIVE {
-            self.indices[self.len] = f;
+            self.rows[self.len] = row;
             self.len += 1;
         }
     }
 
     #[inline(always)]
     pub fn as_slice(&self) -> &[u32] {
-        &self.indices[..self.len]
+        &self.rows[..self.len]
     }
 }
 
-/// The active features of `perspective` in `pos`, or `None` when that side has no king (HalfKP is
-/// only defined relative to a king).
-pub fn active_features(pos: &Position, perspective: Color) -> Option<FeatureList> {
-    let king = orient(perspective, pos.king_square(perspective)?);
-    let mut list = FeatureList::new();
-    let board = pos.occupied().and_not(pos.pieces_of(PieceType::King));
-    for sq in board {
-        if let Some(pc) = pos.piece_on(sq) {
-            list.push(index(king, board_piece(perspective, pc, sq)));
-        }
-    }
-    for owner in Color::ALL {
-        let hand = pos.hand(owner);
-        for pt in PieceType::HAND {
-            for k in 1..=hand.count(pt) {
-                list.push(index(king, hand_piece(perspective, owner, pt, k)));
-            }
-        }
-    }
-    // Missing pieces (handicap games) each add the row of BonaPiece 0.
-    for _ in list.len..PIECES {
-        list.push(index(king, 0));
-    }
-    Some(list)
-}
-
-/// What one move changes in the feature sets, for both perspectives at once: at most two
-/// BonaPieces leave (the moving piece from its square, a captured piece; or a hand piece that is
-/// dropped) and at most two arrive (the piece on its destination, the captured piece in hand).
-/// A king move changes the mover's king square, so the mover's perspective must be recomputed
-/// from scratch (`refresh`), while the other perspective still takes the incremental changes.
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub struct FeatureDelta {
-    /// `removed[i][perspective]`: the i-th BonaPiece that leaves, as each side sees it.
-    pub removed: [[u16; 2]; 2],
-    pub added: [[u16; 2]; 2],
-    pub n_removed: u8,
-    pub n_added: u8,
-    /// `refresh[perspective]`: that side's king moved.
-    pub refresh: [bool; 2],
-}
-
-impl FeatureDelta {
-    /// No change (a null move).
-    pub const NONE: FeatureDelta = FeatureDelta {
-        removed: [[0; 2]; 2],
-        added: [[0; 2]; 2],
-        n_removed: 0,
-        n_added: 0,
-        refresh: [false; 2],
-    };
-
-    #[inline(always)]
-    fn remove(&mut self, bp: [u16; 2]) {
-        self.removed[self.n_removed as usize] = bp;
-        self.n_removed += 1;
-    }
-
-    #[inline(always)]
-    fn add(&mut self, bp: [u16; 2]) {
-        self.added[self.n_added as usize] = bp;
-        self.n_added += 1;
-    }
-
-    /// The changes `m` makes, computed from `before`, the position the move is made in.
-    #[inline]
-    pub fn of_move(before: &Position, m: Move) -> FeatureDelta {
-        let board =
-            |pc: Piece, sq: Square| [board_piece(Color::Black, pc, sq), board_piece(Color::White, pc, sq)];
-        let hand = |owner: Color, pt: PieceType, k: u32| {
-            [hand_piece(Color::Black, owner, pt, k), hand_piece(Color::White, owner, pt, k)]
+/// The file-wise mirror of every BonaPiece: board and king pieces move to the mirrored square,
+/// pieces in hand stay (YaneuraOu's `Mir`: square `9 f + r` to `9 (8 - f) + r`).
+const MIRROR: [u16; FE_END2] = {
+    let mut t = [0u16; FE_END2];
+    let mut p = 0;
+    while p < FE_END2 {
+        t[p] = if p < 90 {
+            p as u16
+        } else {
+            let (kind, sq) = ((p - 90) / 81, (p - 90) % 81);
+            (90 + kind * 81 + (8 - sq / 9) * 9 + sq % 9) as u16
         };
-        let us = before.side_to_move();
-        let mut d = FeatureDelta::NONE;
-        match m.kind() {
-            MoveKind::Drop { piece, to } => {
-                // The last of the held pieces of that kind leaves the hand.
-                let n = before.hand(us).count(piece);
-                d.remove(hand(us, piece, n));
-                d.add(board(Piece::new(us, piece), to));
+        p += 1;
+    }
+    t
+};
+
+/// The king-relative sets: `PLANE` rows per king square, optionally mirrored, holding the kings
+/// or not, the enemy king folded or not.
+macro_rules! half_k {
+    ($(#[$doc:meta])* $name:ident, $kind:expr, plane $plane:expr, mirror $mirror:expr, kings $kings:expr,
+     fold $fold:expr) => {
+        $(#[$doc])*
+        pub struct $name;
+
+        impl FeatureSet for $name {
+            const KIND: FeatureKind = $kind;
+            const KING_RELATIVE: bool = true;
+            const KINGS: bool = $kings;
+
+            #[inline(always)]
+            fn key(king: usize) -> Key {
+                let mirrored = $mirror && king >= 45;
+                let k = if mirrored { (8 - king / 9) * 9 + king % 9 } else { king };
+                Key { base: ($plane * k) as u32, mirrored }
             }
-            MoveKind::Normal { from, to, promote } => {
-                let Some(pc) = before.piece_on(from) else {
-                    return d; // not a move of this position; nothing sensible to record
-                };
-                if let Some(cap) = before.piece_on(to) {
-                    let raw = cap.piece_type().unpromote();
-                    d.remove(board(cap, to));
-                    // It becomes the (n + 1)-th held piece of its kind.
-                    d.add(hand(us, raw, before.hand(us).count(raw) + 1));
-                }
-                if pc.piece_type() == PieceType::King {
-                    d.refresh[us.index()] = true;
-                } else {
-                    let after = if promote { Piece::new(us, pc.piece_type().promote()) } else { pc };
-                    d.remove(board(pc, from));
-                    d.add(board(after, to));
-                }
+
+            #[inline(always)]
+            fn index(key: Key, bp: u16) -> u32 {
+                debug_assert!((bp as usize) < if $kings { FE_END2 } else { FE_END });
+                let bp = if $mirror && key.mirrored { MIRROR[bp as usize % FE_END2] } else { bp };
+                let bp = if $fold && bp >= E_KING as u16 { bp - 81 } else { bp };
+                key.base + bp as u32
             }
         }
-        d
+    };
+}
+
+half_k!(
+    /// HalfKP(Friend).
+    HalfKp, FeatureKind::HalfKp, plane FE_END, mirror false, kings false, fold false
+);
+half_k!(
+    /// HalfKP_vm(Friend).
+    HalfKpVm, FeatureKind::HalfKpVm, plane FE_END, mirror true, kings false, fold false
+);
+half_k!(
+    /// HalfKA1(Friend).
+    HalfKa1, FeatureKind::HalfKa1, plane FE_END2, mirror false, kings true, fold false
+);
+half_k!(
+    /// HalfKA_hm1(Friend).
+    HalfKaHm1, FeatureKind::HalfKaHm1, plane FE_END2, mirror true, kings true, fold false
+);
+half_k!(
+    /// HalfKA2(Friend).
+    HalfKa2, FeatureKind::HalfKa2, plane E_KING, mirror false, kings true, fold true
+);
+half_k!(
+    /// HalfKA_hm2(Friend).
+    HalfKaHm2, FeatureKind::HalfKaHm2, plane E_KING, mirror true, kings true, fold true
+);
+
+/// K+P: the P part is the BonaPiece itself (0..1548), the K part follows it (YaneuraOu's
+/// `FeatureSet<K, P>` puts the first set's rows after the second's), and the kings' BonaPieces
+/// `F_KING + sq`, `E_KING + sq` are exactly those rows.
+pub struct Kp;
+
+impl FeatureSet for Kp {
+    const KIND: FeatureKind = FeatureKind::Kp;
+    const KING_RELATIVE: bool = false;
+    const KINGS: bool = true;
+
+    #[inline(always)]
+    fn key(_king: usize) -> Key {
+        Key { base: 0, mirrored: false }
+    }
+
+    #[inline(always)]
+    fn index(_key: Key, bp: u16) -> u32 {
+        debug_assert!((bp as usize) < FE_END2);
+        u32::from(bp)
     }
 }
+
+const _: () = assert!(F_KING as usize == FE_END && FE_END2 == FE_END + 162);
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn numbering_matches_the_spec() {
-        let b = Piece::new(Color::Black, PieceType::Pawn);
-        let sq77 = Square::from_usi("7g").unwrap();
-        assert_eq!(board_piece(Color::Black, b, sq77), 90 + 60);
-        assert_eq!(board_piece(Color::White, b, sq77), 90 + 81 + 20);
-        let d = Piece::new(Color::White, PieceType::Dragon);
-        assert_eq!(board_piece(Color::White, d, Square::Sq11), 1386 + 80);
-        assert_eq!(board_piece(Color::Black, d, Square::Sq11), 1386 + 81);
-        let pp = Piece::new(Color::Black, PieceType::ProPawn);
-        assert_eq!(board_piece(Color::Black, pp, Square::Sq11), 738);
-        assert_eq!(hand_piece(Color::Black, Color::Black, PieceType::Pawn, 1), 1);
-        assert_eq!(hand_piece(Color::White, Color::Black, PieceType::Pawn, 18), 37);
-        assert_eq!(hand_piece(Color::White, Color::White, PieceType::Rook, 2), 86);
-        assert_eq!(hand_piece(Color::Black, Color::White, PieceType::Gold, 4), 77);
-        assert_eq!(index(80, 1547), 125_387);
-    }
-
-    #[test]
-    fn startpos_has_38_features_per_side() {
-        let pos = Position::startpos();
-        for c in Color::ALL {
-            let l = active_features(&pos, c).unwrap();
-            assert_eq!(l.as_slice().len(), PIECES);
-            // The start position is symmetric: both sides see the same set.
-            let mut a = l.as_slice().to_vec();
-            let mut b = active_features(&pos, !c).unwrap().as_slice().to_vec();
-            a.sort_unstable();
-            b.sort_unstable();
-            assert_eq!(a, b);
+    /// Every row of every set is below the set's row count, over kings on every square.
+    fn in_range<F: FeatureSet>() {
+        let rows = F::KIND.inputs() as u32;
+        let top = if F::KINGS { FE_END2 } else { FE_END } as u16;
+        let mut seen_max = 0;
+        for king in 0..81 {
+            let key = F::key(king);
+            for bp in 0..top {
+                let i = F::index(key, bp);
+                assert!(i < rows, "{:?}: king {king}, bp {bp}: {i}", F::KIND);
+                seen_max = seen_max.max(i);
+            }
         }
+        assert_eq!(seen_max, rows - 1, "{:?}: the last row is used", F::KIND);
     }
 
     #[test]
-    fn handicap_pads_with_bona_piece_zero() {
-        // Two-piece handicap: white has no rook or bishop.
-        let pos = Position::from_sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1").unwrap();
-        let l = active_features(&pos, Color::White).unwrap();
-        let k = orient(Color::White, pos.king_square(Color::White).unwrap());
-        let zeros = l.as_slice().iter().filter(|&&f| f == index(k, 0)).count();
-        assert_eq!((l.as_slice().len(), zeros), (PIECES, 2));
+    fn rows_stay_in_range() {
+        in_range::<HalfKp>();
+        in_range::<HalfKpVm>();
+        in_range::<HalfKa1>();
+        in_range::<HalfKaHm1>();
+        in_range::<HalfKa2>();
+        in_range::<HalfKaHm2>();
+        in_range::<Kp>();
+    }
+
+    #[test]
+    fn mirroring_follows_yaneuraou() {
+        // A king on 6i (file 6, rank 9: square 5 * 9 + 8 = 53) mirrors to 4i (3 * 9 + 8 = 35).
+        let key = HalfKpVm::key(53);
+        assert_eq!(key, Key { base: 35 * FE_END as u32, mirrored: true });
+        // A pawn on 1a (square 0) mirrors to 9a (square 72); a hand piece stays.
+        assert_eq!(HalfKpVm::index(key, 90), 35 * FE_END as u32 + 90 + 72);
+        assert_eq!(HalfKpVm::index(key, 5), 35 * FE_END as u32 + 5);
+        // A king on 5e (36 + 4 = 40) is not mirrored.
+        assert_eq!(HalfKpVm::key(40), Key { base: 40 * FE_END as u32, mirrored: false });
+        // halfka2 folds the enemy king's plane onto the own king's.
+        let k = HalfKa2::key(0);
+        assert_eq!(HalfKa2::index(k, E_KING as u16 + 7), FE_END as u32 + 7);
+        assert_eq!(HalfKa2::index(k, F_KING + 7), FE_END as u32 + 7);
+    }
+
+    #[test]
+    fn startpos_active_counts() {
+        let pos = Position::startpos();
+        assert_eq!(HalfKp::active(&pos, Color::Black).unwrap().as_slice().len(), 38);
+        assert_eq!(HalfKaHm2::active(&pos, Color::Black).unwrap().as_slice().len(), 40);
+        let kp = Kp::active(&pos, Color::Black).unwrap();
+        assert_eq!(kp.as_slice().len(), 40);
+        assert!(kp.as_slice().contains(&(FE_END as u32 + 4 * 9 + 8)), "the own king's K row");
     }
 }

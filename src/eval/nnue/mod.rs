@@ -1,16 +1,24 @@
-//! YaneuraOu-compatible NNUE evaluation: `nn.bin` nets of the halfKP_256x2-32-32 architecture
-//! (the format of Suisho5 and most elmo-style NNUE nets). The format, feature numbering and exact
+//! YaneuraOu-compatible NNUE evaluation: `nn.bin` nets of every normal shape of YaneuraOu's
+//! family, detected when the file loads — feature sets halfkp, kp, halfkpvm, halfka1,
+//! halfkahm1, halfka2, halfkahm2, any transformer width from 16 to 4096 per perspective (a
+//! multiple of 16) and any hidden widths up to 1024. The format, feature numbering and exact
 //! arithmetic are specified in `docs/nnue-format.md`; `tests/nnue.rs` proves this implementation
 //! against YaneuraOu's own output (`tests/data/nnue/`).
 //!
 //! Pieces, one file per concept:
+//! - [`shape`]: a net's shape, the sizes and hashes that follow from it, telling it from a file.
 //! - [`network`]: reading and checking `nn.bin` ([`Network`], [`NnueError`]).
-//! - [`features`]: BonaPiece numbering, HalfKP indices, active lists, per-move deltas.
-//! - [`accumulator`]: the transformer accumulators and the incremental stack ([`NnueState`]).
+//! - [`bona`]: BonaPiece numbering, the pieces of a position, what a move changes.
+//! - [`features`]: each feature set's rows from BonaPieces.
+//! - [`accumulator`]: the transformer accumulators and the incremental stack, per shape.
+//! - [`state`]: [`NnueState`], the evaluator of any supported shape.
 //! - [`layers`]: the affine / clipped-ReLU layers and the exact scalar forward pass.
 //! - [`simd`]: the switch between the SIMD kernels (x86-64, WebAssembly) and their scalar twins
 //!   ([`Simd`]).
+//! - [`aligned`]: cache-line-aligned, fallibly allocated buffers.
 //! - [`testnet`]: the deterministic random test nets (for tests and benchmarks).
+//! - [`compact`] and [`embedded_net`]: the compact form of a halfkp_256x2-32-32 net, and the net
+//!   that ships inside the binary.
 //!
 //! How the search uses it:
 //! ```no_run
@@ -20,7 +28,7 @@
 //!
 //! let net = Arc::new(Network::load("eval/nn.bin").expect("loadable net")); // once, shared
 //! let mut pos = Position::startpos();
-//! let mut nnue = NnueState::new(net, 16); // one per search thread; FV_SCALE 16
+//! let mut nnue = NnueState::new(net, 16).expect("memory"); // one per search thread; FV_SCALE 16
 //! nnue.reset(&pos); // at every new root
 //! let m = MoveList::legal(&pos, false).as_slice()[0];
 //! pos.do_move_observed(m, &mut nnue);
@@ -30,23 +38,24 @@
 //! ```
 
 pub mod accumulator;
+pub mod aligned;
+pub mod bona;
 pub mod compact;
 pub mod embedded_net;
 pub mod features;
 pub mod layers;
 pub mod network;
+pub mod shape;
 pub mod simd;
+pub mod state;
 pub mod testnet;
 
-pub use accumulator::{evaluate_full, evaluate_full_with, Accumulator, NnueState};
 pub use network::{Network, NnueError};
+pub use shape::{FeatureKind, Shape};
 pub use simd::Simd;
+pub use state::{evaluate_full, evaluate_full_with, Accumulator, NnueState};
 
-/// Number of BonaPieces (`fe_end`): the features per king square.
+/// Number of BonaPieces without the kings (`fe_end`).
 pub const FE_END: usize = 1548;
-/// Number of HalfKP features: 81 king squares times `FE_END`.
-pub const NUM_FEATURES: usize = 81 * FE_END;
-/// Width of one perspective's transformer output (the accumulator).
-pub const FT_OUT: usize = 256;
 /// The usual FV_SCALE (Suisho5 wants 24).
 pub const DEFAULT_FV_SCALE: i32 = 16;

@@ -1,77 +1,38 @@
-//! Reading `nn.bin`: the byte layout, the hash checks and the in-memory weight layout.
+//! Reading `nn.bin` of any normal shape of YaneuraOu's family: the checks, the messages, and the
+//! in-memory weight layout.
 //!
-//! The file (little-endian, no padding; see `docs/nnue-format.md`):
+//! The file (little-endian, no padding; see `docs/nnue-format.md` and [`super::shape`]):
 //! ```text
-//! u32 version 0x7AF32F16 | u32 file hash 0x3E5AA6EE | u32 N | N bytes architecture string
-//! u32 transformer hash 0x5D69D7B8 | i16 ft_bias[256] | i16 ft_weight[125388][256]
-//! u32 network hash 0x63337156 | i32 b1[32] i8 w1[32][512] | i32 b2[32] i8 w2[32][32]
-//!                              | i32 b3 i8 w3[32]
+//! u32 version 0x7AF32F16 | u32 file hash | u32 N | N bytes architecture string
+//! u32 transformer hash | i16 ft_bias[FT] | i16 ft_weight[inputs][FT]
+//! u32 network hash | i32 b1[H1] i8 w1[H1][pad32(2FT)] | i32 b2[H2] i8 w2[H2][pad32(H1)]
+//!                  | i32 b3 i8 w3[pad32(H2)]
 //! ```
-//! Checks run in the order that gives the most useful message: the version first (is this an NNUE
-//! file at all?), then the file hash (is it this architecture? the message quotes the file's own
-//! architecture string), then the length (truncated or over-long), then the two inner hashes.
+//! As YaneuraOu does, the loader rejects a file only for its version or its size: the shape is
+//! the one whose layout ends exactly at the end of the file ([`Shape::identify`]), and hashes or
+//! an architecture string that disagree with it are reported ([`Network::warnings`]), not
+//! refused. Every allocation is fallible (a 1024-wide net is 257 MB, a halfka1 2048-wide one
+//! over 500 MB), and every read is bounds-checked: no file can make the loader panic.
 //!
-//! In memory the transformer weights stay feature-major, one 64-byte-aligned row of 256 `i16` per
-//! feature, so an accumulator update streams whole rows with aligned vector loads. The layer
-//! weights stay row-major (`[output][input]`) for the scalar kernels and are also copied
-//! input-major for the SIMD ones (see `layers::Layers`).
+//! In memory the transformer weights stay feature-major, one row of `FT` `i16` per feature, the
+//! whole table starting on a 64-byte boundary, so an accumulator update streams whole rows with
+//! vector loads. The layers are described in [`super::layers`].
 
+use super::aligned::AlignedVec;
 use super::layers::Layers;
-use super::{FT_OUT, NUM_FEATURES};
+use super::shape::{FeatureKind, Mismatch, Shape};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// First word of every YaneuraOu NNUE file.
 pub const VERSION: u32 = 0x7AF3_2F16;
 
-/// Hash of the HalfKP(Friend) feature set: `0x5D69D5B9 ^ 1` (the `1` marks "Friend" king).
-const HALFKP_HASH: u32 = 0x5D69_D5B9 ^ 1;
+/// The longest architecture string kept as text (YaneuraOu's are under 300 bytes).
+pub const MAX_ARCHITECTURE: usize = 4096;
 
-/// Hash of the feature transformer: the feature-set hash combined with its output width
-/// (`2 * 256`, both perspectives).
-pub const TRANSFORMER_HASH: u32 = HALFKP_HASH ^ (2 * FT_OUT as u32);
-
-/// Hash of an `AffineTransform` with `out` outputs on top of a layer with hash `prev`.
-const fn affine_hash(prev: u32, out: u32) -> u32 {
-    0xCC03_DAE4u32.wrapping_add(out) ^ (prev >> 1) ^ (prev << 31)
-}
-
-/// Hash of a `ClippedReLU` on top of a layer with hash `prev`.
-const fn clipped_relu_hash(prev: u32) -> u32 {
-    0x538D_24C7u32.wrapping_add(prev)
-}
-
-/// Hash of the layer stack `AffineTransform[1<-32](ClippedReLU[32](AffineTransform[32<-32](
-/// ClippedReLU[32](AffineTransform[32<-512](InputSlice[512(0:512)])))))`, built the way
-/// YaneuraOu builds it, from the innermost layer out.
-pub const NETWORK_HASH: u32 = {
-    let input_slice = 0xEC42_E90D ^ 512;
-    let h = affine_hash(input_slice, 32);
-    let h = clipped_relu_hash(h);
-    let h = affine_hash(h, 32);
-    let h = clipped_relu_hash(h);
-    affine_hash(h, 1)
-};
-
-/// Hash of the whole file: transformer hash xor network hash.
-pub const FILE_HASH: u32 = TRANSFORMER_HASH ^ NETWORK_HASH;
-
-/// File hash of the K+P 256x2-32-32 ("kp256") nets, recognised only to name them in the error.
-const KP256_FILE_HASH: u32 = 0x5C64_64A9;
-
-/// The architecture string of the classic halfKP_256x2-32-32 file (informational; not checked).
-pub const ARCHITECTURE: &str = "Features=HalfKP(Friend)[125388->256x2],Network=\
-AffineTransform[1<-32](ClippedReLU[32](AffineTransform[32<-32](ClippedReLU[32](\
-AffineTransform[32<-512](InputSlice[512(0:512)])))))";
-
-/// Bytes after the architecture string: transformer hash, biases and weights, network hash, layers.
-const BODY_BYTES: usize = 4 + FT_OUT * 2 + NUM_FEATURES * FT_OUT * 2 + 4 + Layers::BYTES;
-
-/// Size of the classic file (178-byte architecture string): 64,217,066 bytes.
-pub const CLASSIC_FILE_BYTES: usize = 12 + ARCHITECTURE.len() + BODY_BYTES;
-
-/// The largest file `load` reads: a net whose architecture description is up to 4 KiB long.
-pub const MAX_FILE_BYTES: usize = 12 + 4096 + BODY_BYTES;
+/// The largest file `load` reads: a halfka1 net 4096 wide with 1024-wide hidden layers is about
+/// 1.2 GB; nothing legitimate is larger.
+pub const MAX_FILE_BYTES: u64 = 1 << 31;
 
 /// Why a net could not be loaded. The `Display` text is written for users (the engine shows it as
 /// `info string`), so it names the problem and, where it can, what the file actually is.
@@ -81,19 +42,17 @@ pub enum NnueError {
     Io { path: PathBuf, source: std::io::Error },
     /// The path names something other than a regular file (a folder, a FIFO, a device).
     NotAFile { path: PathBuf },
-    /// The file ends early: `len` bytes where the header announces `expected`.
-    Truncated { len: usize, expected: usize },
-    /// The file goes on after the last weight: `len` bytes where `expected` make a complete net.
-    TrailingBytes { len: usize, expected: usize },
+    /// The file is larger than any net.
+    TooLarge { len: u64 },
+    /// The file ends inside its header (`len` bytes).
+    Truncated { len: usize },
     /// The first word is not the YaneuraOu NNUE version.
     Version { found: u32 },
-    /// The file hash names another architecture; `architecture` is the file's own description
-    /// when it could be read.
-    FileHash { found: u32, architecture: Option<String> },
-    /// The feature-transformer hash is wrong although the file hash is right: a corrupt file.
-    TransformerHash { found: u32 },
-    /// The network hash is wrong although the file hash is right: a corrupt file.
-    NetworkHash { found: u32 },
+    /// No shape of the family has this file's size: `len` bytes, after a string of `arch_len`
+    /// bytes; `mismatch.named` is the shape the string names, if any.
+    Size { len: usize, arch_len: usize, mismatch: Mismatch },
+    /// The file is of a shape this engine recognises but does not evaluate.
+    Unsupported { shape: Shape },
     /// The allocator refused the memory of the file or of the weights (`bytes` of it).
     OutOfMemory { bytes: usize },
 }
@@ -107,41 +66,31 @@ impl fmt::Display for NnueError {
             NnueError::NotAFile { path } => {
                 write!(f, "{} is not a regular file (a folder, pipe or device); not read", path.display())
             }
-            NnueError::Truncated { len, expected } => write!(
-                f,
-                "NNUE file is truncated: {len} bytes, but a halfKP_256x2-32-32 net needs {expected}"
-            ),
-            NnueError::TrailingBytes { len, expected } => write!(
-                f,
-                "NNUE file is too long: {len} bytes, {} more than the {expected} of a \
-                 halfKP_256x2-32-32 net (trailing bytes)",
-                len - expected
-            ),
+            NnueError::TooLarge { len } => {
+                write!(f, "NNUE file is {} MiB, larger than any net ({} MiB at most)", len >> 20, MAX_FILE_BYTES >> 20)
+            }
+            NnueError::Truncated { len } => {
+                write!(f, "NNUE file is truncated: {len} bytes end inside its header")
+            }
             NnueError::Version { found } => {
                 write!(f, "not a YaneuraOu NNUE file: version 0x{found:08X}, expected 0x{VERSION:08X}")
             }
-            NnueError::FileHash { found, architecture } => {
-                write!(
-                    f,
-                    "unsupported NNUE architecture: file hash 0x{found:08X}, but this engine reads \
-                     halfKP_256x2-32-32 nets (file hash 0x{FILE_HASH:08X})"
-                )?;
-                if *found == KP256_FILE_HASH {
-                    write!(f, "; this is a K+P 256x2-32-32 (kp256) net")?;
+            NnueError::Size { len, arch_len, mismatch } => {
+                write!(f, "NNUE file of {len} bytes fits no net shape of the YaneuraOu family")?;
+                match mismatch.named {
+                    Some(s) => {
+                        let need = 12 + arch_len + s.body_bytes();
+                        let how = if *len < need { "truncated" } else { "too long" };
+                        write!(f, "; it describes itself as {s}, which takes {need} bytes ({how} by {})", len.abs_diff(need))
+                    }
+                    None => write!(f, "; its architecture string names no shape either"),
                 }
-                if let Some(a) = architecture {
-                    write!(f, "; the file describes itself as `{a}`")?;
-                }
-                Ok(())
             }
-            NnueError::TransformerHash { found } => write!(
+            NnueError::Unsupported { shape } => write!(
                 f,
-                "corrupt NNUE file: feature transformer hash 0x{found:08X}, expected \
-                 0x{TRANSFORMER_HASH:08X}"
+                "NNUE file is a {shape} net: the {} feature set is recognised but not supported by this engine",
+                shape.features.name()
             ),
-            NnueError::NetworkHash { found } => {
-                write!(f, "corrupt NNUE file: network hash 0x{found:08X}, expected 0x{NETWORK_HASH:08X}")
-            }
             NnueError::OutOfMemory { bytes } => {
                 write!(f, "not enough memory to read the net ({} MiB more could not be had)", bytes >> 20)
             }
@@ -158,24 +107,22 @@ impl std::error::Error for NnueError {
     }
 }
 
-/// One feature's 256 transformer weights, aligned for whole-cache-line vector loads.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-pub(crate) struct Row(pub(crate) [i16; FT_OUT]);
-
-/// A loaded halfKP_256x2-32-32 net. Immutable once loaded; share it between search threads with
-/// an `Arc` (about 64 MB, almost all of it the transformer weights).
+/// A loaded net of any supported shape. Immutable once loaded; share it between search threads
+/// with an `Arc`.
 pub struct Network {
-    pub(crate) ft_bias: Row,
-    /// `NUM_FEATURES` rows; row `f` holds the weights of feature `f` (see `features.rs`).
-    pub(crate) ft_weight: Box<[Row]>,
-    pub(crate) layers: Box<Layers>,
+    shape: Shape,
     architecture: String,
+    warnings: Vec<String>,
+    pub(crate) ft_bias: AlignedVec<i16>,
+    /// `inputs` rows of `ft` weights; row `f` holds the weights of feature `f` (see
+    /// `features.rs`).
+    pub(crate) ft_weight: AlignedVec<i16>,
+    pub(crate) layers: Layers,
 }
 
 impl fmt::Debug for Network {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Network").field("architecture", &self.architecture).finish_non_exhaustive()
+        f.debug_struct("Network").field("shape", &self.shape).finish_non_exhaustive()
     }
 }
 
@@ -187,7 +134,7 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize, expected: usize) -> Result<&'a [u8], NnueError> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], NnueError> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len());
         match end {
             Some(end) => {
@@ -195,38 +142,42 @@ impl<'a> Reader<'a> {
                 self.pos = end;
                 Ok(s)
             }
-            None => Err(NnueError::Truncated { len: self.bytes.len(), expected }),
+            None => Err(NnueError::Truncated { len: self.bytes.len() }),
         }
     }
 
-    fn u32(&mut self, expected: usize) -> Result<u32, NnueError> {
-        let b = self.take(4, expected)?;
+    fn u32(&mut self) -> Result<u32, NnueError> {
+        let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn i32s(&mut self, out: &mut [i32], expected: usize) -> Result<(), NnueError> {
-        let b = self.take(out.len() * 4, expected)?;
+    fn i32s(&mut self, out: &mut [i32]) -> Result<(), NnueError> {
+        let b = self.take(out.len() * 4)?;
         for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
             *o = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         }
         Ok(())
     }
 
-    fn i16s(&mut self, out: &mut [i16], expected: usize) -> Result<(), NnueError> {
-        let b = self.take(out.len() * 2, expected)?;
+    fn i16s(&mut self, out: &mut [i16]) -> Result<(), NnueError> {
+        let b = self.take(out.len() * 2)?;
         for (o, c) in out.iter_mut().zip(b.chunks_exact(2)) {
             *o = i16::from_le_bytes([c[0], c[1]]);
         }
         Ok(())
     }
 
-    fn i8s(&mut self, out: &mut [i8], expected: usize) -> Result<(), NnueError> {
-        let b = self.take(out.len(), expected)?;
+    fn i8s(&mut self, out: &mut [i8]) -> Result<(), NnueError> {
+        let b = self.take(out.len())?;
         for (o, &c) in out.iter_mut().zip(b) {
             *o = c as i8;
         }
         Ok(())
     }
+}
+
+fn oom(bytes: usize) -> NnueError {
+    NnueError::OutOfMemory { bytes }
 }
 
 impl Network {
@@ -241,85 +192,101 @@ impl Network {
         if !meta.is_file() {
             return Err(NnueError::NotAFile { path: path.to_path_buf() });
         }
-        let limit = MAX_FILE_BYTES as u64;
-        if meta.len() > limit {
-            return Err(NnueError::TrailingBytes { len: meta.len() as usize, expected: CLASSIC_FILE_BYTES });
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(NnueError::TooLarge { len: meta.len() });
         }
         let mut bytes = Vec::new();
-        // Fallible: the file is read whole (64 MB), and the system may be short of memory.
+        // Fallible: the file is read whole (up to gigabytes), and the system may be short.
         let len = meta.len() as usize;
-        bytes.try_reserve_exact(len).map_err(|_| NnueError::OutOfMemory { bytes: len })?;
-        std::fs::File::open(path).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes)).map_err(io)?;
+        bytes.try_reserve_exact(len).map_err(|_| oom(len))?;
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(io)?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(NnueError::TooLarge { len: bytes.len() as u64 });
+        }
         Network::from_bytes(&bytes)
     }
 
     /// Parses and checks a complete `nn.bin` image. Never panics on malformed input.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NnueError> {
         let mut r = Reader { bytes, pos: 0 };
-        // Until the header is read, the classic size is the best statement of what was expected.
-        let mut expected = CLASSIC_FILE_BYTES;
-        let version = r.u32(expected)?;
+        let version = r.u32()?;
         if version != VERSION {
             return Err(NnueError::Version { found: version });
         }
-        let file_hash = r.u32(expected)?;
-        let arch_len = r.u32(expected)? as usize;
-        let arch_bytes = bytes.get(12..12usize.saturating_add(arch_len));
-        if file_hash != FILE_HASH {
-            // Quote the file's own description when it is there and looks like text.
-            let architecture =
-                arch_bytes.filter(|_| arch_len <= 4096).map(|b| String::from_utf8_lossy(b).into_owned());
-            return Err(NnueError::FileHash { found: file_hash, architecture });
-        }
-        expected = 12usize.saturating_add(arch_len).saturating_add(BODY_BYTES);
-        if bytes.len() < expected {
-            return Err(NnueError::Truncated { len: bytes.len(), expected });
-        }
-        if bytes.len() > expected {
-            return Err(NnueError::TrailingBytes { len: bytes.len(), expected });
-        }
-        let architecture = String::from_utf8_lossy(r.take(arch_len, expected)?).into_owned();
-
-        let transformer_hash = r.u32(expected)?;
-        if transformer_hash != TRANSFORMER_HASH {
-            return Err(NnueError::TransformerHash { found: transformer_hash });
-        }
-        let mut ft_bias = Row([0; FT_OUT]);
-        r.i16s(&mut ft_bias.0, expected)?;
-        // The transformer's weights are 64 MB: asked for fallibly, as the system may be short.
-        let mut ft_weight = Vec::new();
-        ft_weight
-            .try_reserve_exact(NUM_FEATURES)
-            .map_err(|_| NnueError::OutOfMemory { bytes: NUM_FEATURES * std::mem::size_of::<Row>() })?;
-        ft_weight.resize(NUM_FEATURES, Row([0; FT_OUT]));
-        let mut ft_weight = ft_weight.into_boxed_slice();
-        for row in ft_weight.iter_mut() {
-            r.i16s(&mut row.0, expected)?;
+        let file_hash = r.u32()?;
+        let arch_len = r.u32()? as usize;
+        // Any length the file holds is read past; only the first 4 KiB are kept as text.
+        let arch_bytes = r.take(arch_len)?;
+        let architecture =
+            String::from_utf8_lossy(&arch_bytes[..arch_len.min(MAX_ARCHITECTURE)]).into_owned();
+        let body = bytes.len() - r.pos;
+        let (shape, others) = Shape::identify(file_hash, &architecture, body)
+            .map_err(|mismatch| NnueError::Size { len: bytes.len(), arch_len, mismatch })?;
+        if !shape.features.supported() {
+            return Err(NnueError::Unsupported { shape });
         }
 
-        let network_hash = r.u32(expected)?;
-        if network_hash != NETWORK_HASH {
-            return Err(NnueError::NetworkHash { found: network_hash });
+        let mut warnings = Vec::new();
+        match Shape::from_architecture(&architecture) {
+            Some(s) if s == shape => {}
+            Some(s) => warnings.push(format!(
+                "the file describes itself as {s}, but its size is that of {shape}: read as {shape}"
+            )),
+            None => warnings
+                .push(format!("the file's architecture string names no shape; read as {shape} by its size")),
         }
-        let mut layers = Layers::zeroed();
-        r.i32s(&mut layers.b1, expected)?;
-        for row in layers.w1.iter_mut() {
-            r.i8s(row, expected)?;
+        // Sizes often coincide with shapes no one trains (hidden layers 12 wide, 228 wide): only
+        // the plausible ones are worth a word.
+        let plausible: Vec<String> = others.iter().filter(|s| s.usual()).map(Shape::to_string).collect();
+        if !plausible.is_empty() {
+            let list = plausible;
+            warnings.push(format!("the size also fits {}; read as {shape}", list.join(", ")));
         }
-        r.i32s(&mut layers.b2, expected)?;
-        for row in layers.w2.iter_mut() {
-            r.i8s(row, expected)?;
+        let mut hash_warning = |what: &str, found: u32, want: u32| {
+            if found != want {
+                warnings.push(format!("{what} hash 0x{found:08X}, {shape} has 0x{want:08X}"));
+            }
+        };
+        hash_warning("file", file_hash, shape.file_hash());
+
+        let transformer_hash = r.u32()?;
+        hash_warning("transformer", transformer_hash, shape.transformer_hash());
+        let ft = shape.ft;
+        let rows = shape.features.inputs();
+        let mut ft_bias = AlignedVec::try_new(ft).map_err(oom)?;
+        r.i16s(&mut ft_bias)?;
+        let mut ft_weight = AlignedVec::try_new(rows * ft).map_err(oom)?;
+        r.i16s(&mut ft_weight)?;
+
+        let network_hash = r.u32()?;
+        hash_warning("network", network_hash, shape.network_hash());
+        let mut layers = Layers::zeroed(ft, shape.h1, shape.h2).map_err(oom)?;
+        for l in [&mut layers.l1, &mut layers.l2] {
+            r.i32s(&mut l.bias[..l.n_out])?;
+            r.i8s(&mut l.rows)?;
+            l.build_blocks();
         }
         let mut b3 = [0i32; 1];
-        r.i32s(&mut b3, expected)?;
+        r.i32s(&mut b3)?;
         layers.b3 = b3[0];
-        r.i8s(&mut layers.w3, expected)?;
-        layers.build_blocks();
+        r.i8s(&mut layers.w3)?;
         if r.pos != bytes.len() {
-            // Unreachable after the length check above; kept so a layout slip cannot go unnoticed.
-            return Err(NnueError::TrailingBytes { len: bytes.len(), expected: r.pos });
+            // Unreachable: the shape was chosen for this exact size. Kept so that a layout slip
+            // cannot go unnoticed.
+            return Err(NnueError::Size {
+                len: bytes.len(),
+                arch_len,
+                mismatch: Mismatch { named: Some(shape), body },
+            });
         }
-        Ok(Network { ft_bias, ft_weight, layers, architecture })
+        Ok(Network { shape, architecture, warnings, ft_bias, ft_weight, layers })
+    }
+
+    /// The shape the file was read as.
+    pub fn shape(&self) -> Shape {
+        self.shape
     }
 
     /// The architecture string stored in the file.
@@ -327,18 +294,41 @@ impl Network {
         &self.architecture
     }
 
-    /// A net from its parts, for the kernel tests: `ft_weight` may hold any number of rows (the
-    /// features used must index them). Fills the layers' input-major copies.
-    #[cfg(test)]
-    pub(crate) fn from_parts(ft_bias: Row, ft_weight: Box<[Row]>, mut layers: Box<Layers>) -> Network {
-        layers.build_blocks();
-        Network { ft_bias, ft_weight, layers, architecture: String::new() }
+    /// What in the file disagreed with its shape (hashes, the architecture string) without
+    /// keeping it from loading, as YaneuraOu warns: for the user, one line each.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
-    /// The transformer weights of feature `f` (`f < NUM_FEATURES`).
-    #[inline(always)]
-    pub(crate) fn row(&self, f: u32) -> &[i16; FT_OUT] {
-        &self.ft_weight[f as usize].0
+    /// The feature set.
+    pub fn features(&self) -> FeatureKind {
+        self.shape.features
+    }
+
+    /// A net from its parts, for the kernel tests: `ft_weight` holds `shape.features.inputs()`
+    /// rows of `shape.ft` weights.
+    #[cfg(test)]
+    pub(crate) fn from_parts(shape: Shape, ft_bias: &[i16], ft_weight: &[i16], layers: Layers) -> Network {
+        let mut bias = AlignedVec::try_new(ft_bias.len()).expect("memory");
+        bias.copy_from_slice(ft_bias);
+        let mut weight = AlignedVec::try_new(ft_weight.len()).expect("memory");
+        weight.copy_from_slice(ft_weight);
+        assert_eq!(ft_weight.len(), shape.features.inputs() * shape.ft);
+        Network {
+            shape,
+            architecture: String::new(),
+            warnings: Vec::new(),
+            ft_bias: bias,
+            ft_weight: weight,
+            layers,
+        }
+    }
+
+    /// The transformer weights of feature `f` (`f < inputs`), `ft` of them.
+    #[cfg(test)]
+    pub(crate) fn row(&self, f: u32, ft: usize) -> &[i16] {
+        let start = f as usize * ft;
+        &self.ft_weight[start..start + ft]
     }
 }
 
@@ -355,30 +345,24 @@ mod tests {
     }
 
     #[test]
-    fn hashes_follow_the_derivation() {
-        assert_eq!(TRANSFORMER_HASH, 0x5D69_D7B8);
-        assert_eq!(NETWORK_HASH, 0x6333_7156);
-        assert_eq!(FILE_HASH, 0x3E5A_A6EE);
-        assert_eq!(ARCHITECTURE.len(), 178);
-        assert_eq!(CLASSIC_FILE_BYTES, 64_217_066);
-    }
-
-    #[test]
     fn short_headers_are_errors() {
-        assert!(matches!(Network::from_bytes(&[]), Err(NnueError::Truncated { len: 0, .. })));
-        assert!(matches!(
-            Network::from_bytes(&VERSION.to_le_bytes()),
-            Err(NnueError::Truncated { len: 4, .. })
-        ));
-        let mut b = VERSION.to_le_bytes().to_vec();
-        b.extend_from_slice(&KP256_FILE_HASH.to_le_bytes());
-        b.extend_from_slice(&u32::MAX.to_le_bytes());
-        let e = Network::from_bytes(&b).unwrap_err();
-        assert!(e.to_string().contains("kp256"), "{e}");
+        assert!(matches!(Network::from_bytes(&[]), Err(NnueError::Truncated { len: 0 })));
+        assert!(matches!(Network::from_bytes(&VERSION.to_le_bytes()), Err(NnueError::Truncated { len: 4 })));
         // A huge announced architecture length must not be trusted.
         let mut b = VERSION.to_le_bytes().to_vec();
-        b.extend_from_slice(&FILE_HASH.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
         b.extend_from_slice(&u32::MAX.to_le_bytes());
-        assert!(matches!(Network::from_bytes(&b), Err(NnueError::Truncated { len: 12, .. })));
+        assert!(matches!(Network::from_bytes(&b), Err(NnueError::Truncated { len: 12 })));
+        // A header alone fits no shape.
+        let mut b = VERSION.to_le_bytes().to_vec();
+        b.extend_from_slice(&Shape::CLASSIC.file_hash().to_le_bytes());
+        let arch = Shape::CLASSIC.architecture();
+        b.extend_from_slice(&(arch.len() as u32).to_le_bytes());
+        b.extend_from_slice(arch.as_bytes());
+        let e = Network::from_bytes(&b).unwrap_err();
+        assert!(
+            e.to_string().contains("describes itself as halfkp_256x2-32-32, which takes 64217066 bytes"),
+            "{e}"
+        );
     }
 }

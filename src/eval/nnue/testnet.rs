@@ -1,17 +1,18 @@
-//! Deterministic random halfKP_256x2-32-32 nets, byte for byte what
-//! `tools/nnue-testnet/gen_testnet.py OUT SEED [OUTPUT_BIAS]` writes (`docs/nnue-format.md`,
-//! "Test nets"). No real net can be redistributed with the engine, so the tests (against
-//! YaneuraOu's golden values for these nets) and the benchmarks use them.
+//! Deterministic random nets of any normal shape, byte for byte what
+//! `tools/nnue-testnet/gen_testnet.py OUT SEED [OUTPUT_BIAS] [--arch SHAPE]` writes
+//! (`docs/nnue-format.md`, "Test nets"). No real net can be redistributed with the engine, so
+//! the tests (against YaneuraOu's golden values for these nets) and the benchmarks use them.
 //!
-//! Every parameter in file order takes the next value of splitmix64 over a counter `i = 1, 2, ...`
-//! that runs across all blocks: `z = seed + i * 0x9E3779B97F4A7C15`, mixed, then mapped to
-//! `lo + z % (hi - lo + 1)` with each block's range. `output_bias`, when given, replaces `b3`
-//! (which still consumes its draw).
+//! Every stored parameter in file order takes the next value of splitmix64 over a counter
+//! `i = 1, 2, ...` that runs across all blocks: `z = seed + i * 0x9E3779B97F4A7C15`, mixed, then
+//! mapped to `lo + z % (hi - lo + 1)` with each block's range. The padding of the `i8` weight rows
+//! (stored padded to a multiple of 32 inputs) is written as 0 and draws nothing. `output_bias`,
+//! when given, replaces `b3` (which still consumes its draw). The classic shape keeps the ranges
+//! of the first test nets; other shapes take hidden weights symmetric about 0 and shrinking with
+//! the fan-in, as the script does.
 
-use super::layers::{HIDDEN, L1_IN};
-use super::network::{ARCHITECTURE, CLASSIC_FILE_BYTES, FILE_HASH, VERSION};
-use super::network::{NETWORK_HASH, TRANSFORMER_HASH};
-use super::{FT_OUT, NUM_FEATURES};
+use super::network::VERSION;
+use super::shape::{pad32, Shape};
 
 /// The parameter stream.
 struct Draws {
@@ -28,33 +29,61 @@ impl Draws {
     }
 }
 
-/// Appends `n` draws from `lo..=hi`, each as `W` little-endian bytes (`W` = 1, 2 or 4).
-fn draw<const W: usize>(out: &mut Vec<u8>, d: &mut Draws, n: usize, lo: i64, hi: i64) {
-    for _ in 0..n {
-        // Two's complement, truncated to the field width: little-endian bytes of the i64.
-        out.extend_from_slice(&d.next(lo, hi).to_le_bytes()[..W]);
+/// Appends `rows` rows of `used` draws from `lo..=hi`, each padded with zeros to `stored`
+/// values, each value as `W` little-endian bytes (`W` = 1, 2 or 4).
+fn draw<const W: usize>(
+    out: &mut Vec<u8>,
+    d: &mut Draws,
+    rows: usize,
+    (stored, used): (usize, usize),
+    (lo, hi): (i64, i64),
+) {
+    for _ in 0..rows {
+        for _ in 0..used {
+            // Two's complement, truncated to the field width: little-endian bytes of the i64.
+            out.extend_from_slice(&d.next(lo, hi).to_le_bytes()[..W]);
+        }
+        out.extend(std::iter::repeat_n(0u8, (stored - used) * W));
     }
 }
 
-/// The complete file (64,217,066 bytes) of the test net `seed` with an optional output bias.
-pub fn bytes(seed: u64, output_bias: Option<i32>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(CLASSIC_FILE_BYTES);
+/// The ranges of the two hidden layers' weights for `shape` (see the module docs).
+fn hidden_ranges(shape: &Shape) -> ((i64, i64), (i64, i64)) {
+    if *shape == Shape::CLASSIC {
+        return ((-8, 7), (-16, 15));
+    }
+    let w1 = ((4.0 * (1024.0 / shape.l1_in() as f64).sqrt()).round() as i64).max(1);
+    let w2 = ((16.0 * (32.0 / shape.h1 as f64).sqrt()).round() as i64).max(1);
+    ((-w1, w1), (-w2, w2))
+}
+
+/// The complete file of the test net `seed` of `shape`, with an optional output bias.
+pub fn bytes_of(shape: Shape, seed: u64, output_bias: Option<i32>) -> Vec<u8> {
+    let arch = shape.architecture();
+    let mut out = Vec::with_capacity(shape.file_bytes());
     let mut d = Draws { seed, i: 0 };
+    let (r1, r2) = hidden_ranges(&shape);
+    let (ft, h1, h2) = (shape.ft, shape.h1, shape.h2);
     out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&FILE_HASH.to_le_bytes());
-    out.extend_from_slice(&(ARCHITECTURE.len() as u32).to_le_bytes());
-    out.extend_from_slice(ARCHITECTURE.as_bytes());
-    out.extend_from_slice(&TRANSFORMER_HASH.to_le_bytes());
-    draw::<2>(&mut out, &mut d, FT_OUT, -40, 80); // ft_bias
-    draw::<2>(&mut out, &mut d, NUM_FEATURES * FT_OUT, -16, 15); // ft_weight
-    out.extend_from_slice(&NETWORK_HASH.to_le_bytes());
-    draw::<4>(&mut out, &mut d, HIDDEN, -2000, 2000); // b1
-    draw::<1>(&mut out, &mut d, HIDDEN * L1_IN, -8, 7); // w1
-    draw::<4>(&mut out, &mut d, HIDDEN, -1500, 1500); // b2
-    draw::<1>(&mut out, &mut d, HIDDEN * HIDDEN, -16, 15); // w2
+    out.extend_from_slice(&shape.file_hash().to_le_bytes());
+    out.extend_from_slice(&(arch.len() as u32).to_le_bytes());
+    out.extend_from_slice(arch.as_bytes());
+    out.extend_from_slice(&shape.transformer_hash().to_le_bytes());
+    draw::<2>(&mut out, &mut d, 1, (ft, ft), (-40, 80)); // ft_bias
+    draw::<2>(&mut out, &mut d, shape.features.inputs(), (ft, ft), (-16, 15)); // ft_weight
+    out.extend_from_slice(&shape.network_hash().to_le_bytes());
+    draw::<4>(&mut out, &mut d, 1, (h1, h1), (-2000, 2000)); // b1
+    draw::<1>(&mut out, &mut d, h1, (pad32(2 * ft), 2 * ft), r1); // w1
+    draw::<4>(&mut out, &mut d, 1, (h2, h2), (-1500, 1500)); // b2
+    draw::<1>(&mut out, &mut d, h2, (pad32(h1), h1), r2); // w2
     let b3 = d.next(-3000, 3000) as i32;
     out.extend_from_slice(&output_bias.unwrap_or(b3).to_le_bytes());
-    draw::<1>(&mut out, &mut d, HIDDEN, -128, 127); // w3
-    debug_assert_eq!(out.len(), CLASSIC_FILE_BYTES);
+    draw::<1>(&mut out, &mut d, 1, (pad32(h2), h2), (-128, 127)); // w3
+    debug_assert_eq!(out.len(), shape.file_bytes());
     out
+}
+
+/// The complete file (64,217,066 bytes) of the classic halfkp_256x2-32-32 test net `seed`.
+pub fn bytes(seed: u64, output_bias: Option<i32>) -> Vec<u8> {
+    bytes_of(Shape::CLASSIC, seed, output_bias)
 }

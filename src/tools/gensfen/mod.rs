@@ -159,7 +159,7 @@ pub fn generate_config(a: &GenerateArgs) -> Result<generate::GenConfig, String> 
     let (network, eval_id) = match &a.eval_file {
         Some(path) => {
             // Only a regular file of a net's size: a FIFO or a device would never end reading.
-            let limit = crate::eval::nnue::network::MAX_FILE_BYTES as u64;
+            let limit = crate::eval::nnue::network::MAX_FILE_BYTES;
             let bytes = crate::engine::user_file::read_regular(path, limit)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             let net = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
