@@ -565,7 +565,9 @@ mod avx2 {
                 let h1 = x.add(d.in1);
                 $affine(&l.l1, d.in1, d.out1, x, h1);
                 let h2 = h1.add(d.in2);
-                $affine(&l.l2, d.in2, d.out2, h1, h2);
+                // Only the first layer's `out1` outputs can be non-zero: the second layer's
+                // padded inputs past them (zero weights, zero inputs) are skipped.
+                $affine(&l.l2, d.out1, d.out2, h1, h2);
                 output(l, d.in3, h2)
             }
         };
@@ -901,7 +903,9 @@ mod simd128 {
         clip_acc(&us[..d.ft], xu);
         clip_acc(&them[..d.ft], xt);
         affine_clip(&l.l1, x, h1);
-        affine_clip(&l.l2, h1, h2);
+        // Only the first layer's `out1` outputs can be non-zero: the second layer's padded
+        // inputs past them (zero weights, zero inputs) are skipped.
+        affine_clip(&l.l2, &h1[..d.out1], h2);
         output(l, h2)
     }
 }
