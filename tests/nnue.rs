@@ -313,6 +313,8 @@ fn incremental_matches_refresh_for_every_feature_set() {
         ("kp_144x2-15-40", true),
         ("halfka2_48x2-16-8", true),
         ("halfkahm1_32x2-8-8", true),
+        // Kings as features, mirrored, through the refresh cache (512 wide).
+        ("halfkahm1_512x2-8-8", true),
     ] {
         incremental(name, 1, any_width);
     }
@@ -524,4 +526,33 @@ fn load_reports_unreadable_files() {
     let e = Network::load(&path).unwrap_err();
     assert!(matches!(e, NnueError::Size { len: 1000, .. }), "{e:?}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A composed position with more pawns in hand than a game has lists one row twice (the 19th
+/// and 20th pawns spill into the enemy's pawn numbers): the refresh cache cannot hold it as a set
+/// and refreshes it the plain way, and the positions after it still evaluate exactly.
+#[test]
+fn repeated_rows_refresh_the_plain_way() {
+    use hayate::position::PieceLimits;
+    // 512 wide: the width from which refreshes go through the cache.
+    let net = net("halfkp_512x2-8-64", 1, None);
+    let crowded = "4k4/9/9/9/9/9/9/9/4K4 b 20Pp 1";
+    let pos = Position::from_sfen_with(crowded, PieceLimits::Extended).expect("a composed position");
+    for simd in kernels() {
+        let mut state = NnueState::with_simd(net.clone(), 16, simd).unwrap();
+        // Warm the cache at both kings' squares with an ordinary position first.
+        let ordinary = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b 2Pp 1").unwrap();
+        state.reset(&ordinary);
+        assert_eq!(state.evaluate(&ordinary), evaluate_full_with(&net, &ordinary, 16, Simd::SCALAR));
+        state.reset(&pos);
+        assert_eq!(state.evaluate(&pos), evaluate_full_with(&net, &pos, 16, Simd::SCALAR));
+        state.reset(&ordinary);
+        assert_eq!(state.evaluate(&ordinary), evaluate_full_with(&net, &ordinary, 16, Simd::SCALAR));
+        // A king move from the crowded position refreshes through the cache again.
+        let mut p = pos.clone();
+        state.reset(&p);
+        let m = Move::from_usi("5i4h").unwrap();
+        p.do_move_observed(m, &mut state);
+        assert_eq!(state.evaluate(&p), evaluate_full_with(&net, &p, 16, Simd::SCALAR), "{}", simd.name());
+    }
 }

@@ -11,6 +11,7 @@
 //! - [`bona`]: BonaPiece numbering, the pieces of a position, what a move changes.
 //! - [`features`]: each feature set's rows from BonaPieces.
 //! - [`accumulator`]: the transformer accumulators and the incremental stack, per shape.
+//! - [`refresh_cache`]: the accumulators cached per king square, from which refreshes start.
 //! - [`state`]: [`NnueState`], the evaluator of any supported shape.
 //! - [`layers`]: the affine / clipped-ReLU layers and the exact scalar forward pass.
 //! - [`simd`]: the switch between the SIMD kernels (x86-64, WebAssembly) and their scalar twins
@@ -45,6 +46,7 @@ pub mod embedded_net;
 pub mod features;
 pub mod layers;
 pub mod network;
+pub mod refresh_cache;
 pub mod shape;
 pub mod simd;
 pub mod state;
