@@ -180,15 +180,19 @@ lint-python: $(LINT_VENV)/.installed
 ## The Python tests `make test` runs: the trainer's torch-free checks and the tools' tests.
 test-python: test-export test-tools
 
-## The exported net equals the engine's `eval` on every position of tests/data (numpy only), and
+## The exported net equals the engine's `eval` on every position of tests/data (numpy only; in
+## halfkp_256x2-32-32, halfkahm2_256x2-32-32 and halfkp_512x2-8-64), the trainer's forward pass
+## gives YaneuraOu's evaluations of the test nets, the compact form rebuilds the exact file, and
 ## the PackedSfen codec agrees with cshogi. Uses the engine `cargo test` builds.
 test-export: $(TEST_VENV)/.installed
 	$(CARGO) build --profile test
 	HAYATE_BIN=target/debug/hayate $(TEST_VENV)/bin/python -m unittest trainer.tests.test_export trainer.tests.test_psv
 
-## A tiny end-to-end training run with PyTorch (a few hundred positions).
+## A tiny end-to-end training run with PyTorch (a few hundred positions; also in
+## halfkahm2_256x2-32-32, whose net the engine `cargo test` builds loads and evaluates alike).
 test-trainer: $(TRAINER_VENV)/.installed
-	$(TRAINER_VENV)/bin/python -m unittest trainer.tests.test_train
+	$(CARGO) build --profile test
+	HAYATE_BIN=target/debug/hayate $(TRAINER_VENV)/bin/python -m unittest trainer.tests.test_train
 
 ## Train a net: make train DATA=dir-or-files OUT=nn.bin EPOCHS=10 TRAIN_ARGS="--lambda 0.5 --resume"
 ## (.bin files or folders of them; from the self-play records: `make data`, then

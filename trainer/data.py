@@ -2,7 +2,7 @@
 
 A position is kept as its 38 BonaPieces from black's view (uint16), the two king squares, the
 side to move, the search score and the game result (84 bytes); `features` turns that into both
-perspectives' HalfKP indices per batch. Decoding runs once at start-up, vectorised over a
+perspectives' feature rows of the net's feature set per batch. Decoding runs once at start-up, vectorised over a
 million records at a time.
 """
 

@@ -8,6 +8,7 @@ whether every value is equal.
 """
 
 import argparse
+import re
 import subprocess
 import sys
 
@@ -16,9 +17,10 @@ import numpy as np
 from . import features, nnbin, psv, quant, sfen
 
 
-def engine_evals(binary, net_path, sfens, fv_scale=nnbin.DEFAULT_FV_SCALE, timeout=600):
+def engine_evals(binary, net_path, sfens, fv_scale=nnbin.DEFAULT_FV_SCALE, timeout=600, shape=None):
     """The engine's `eval` of every SFEN with the net at `net_path`. Raises RuntimeError when the
-    engine does not load the net or answers a different number of lines."""
+    engine does not load the net (as a net of `shape`, when given) or answers a different
+    number of lines."""
     lines = [
         f"setoption name EvalFile value {net_path}",
         f"setoption name FV_SCALE value {fv_scale}",
@@ -33,6 +35,9 @@ def engine_evals(binary, net_path, sfens, fv_scale=nnbin.DEFAULT_FV_SCALE, timeo
     if "NNUE loaded" not in out:
         info = [l for l in out.splitlines() if l.startswith("info string")]
         raise RuntimeError(f"engine did not load {net_path}: {info}")
+    loaded = [l for l in out.splitlines() if "NNUE loaded" in l]
+    if shape is not None and not any(re.search(rf": {re.escape(str(shape))}(\s|$)", l) for l in loaded):
+        raise RuntimeError(f"engine did not load {net_path} as {shape}: {loaded}")
     evals = [int(l.split("=", 1)[1]) for l in out.splitlines() if l.startswith("eval =")]
     if len(evals) != len(sfens):
         raise RuntimeError(f"engine answered {len(evals)} evals for {len(sfens)} positions")
@@ -65,11 +70,11 @@ def main(argv=None):
     sfens = [sfen.write(b, h, s) for b, h, s, k in zip(board, hands, stm, ok) if k]
     net = nnbin.read(args.net)
     mine = trainer_evals(net, sfens, args.fv_scale)
-    theirs = engine_evals(args.engine, args.net, sfens, args.fv_scale)
+    theirs = engine_evals(args.engine, args.net, sfens, args.fv_scale, shape=net.shape)
     bad = np.nonzero(mine != theirs)[0]
     for i in bad[:10]:
         print(f"differs: {sfens[i]}: trainer {mine[i]}, engine {theirs[i]}", file=sys.stderr)
-    print(f"{len(sfens) - len(bad)} of {len(sfens)} evaluations equal")
+    print(f"{net.shape}: {len(sfens) - len(bad)} of {len(sfens)} evaluations equal")
     sys.exit(1 if len(bad) else 0)
 
 

@@ -1,4 +1,5 @@
-"""HalfKP features exactly as Hayate computes them (src/eval/nnue/features.rs), vectorised.
+"""The features of every feature set exactly as Hayate computes them (src/eval/nnue/features.rs,
+bona.rs), vectorised.
 
 Squares: `sq = (file - 1) * 9 + (rank - 1)`. Pieces: `color * 16 + type` with Hayate's (and
 YaneuraOu's) type numbers: 1 pawn, 2 lance, 3 knight, 4 silver, 5 bishop, 6 rook, 7 gold, 8 king,
@@ -9,11 +10,16 @@ A position batch is `board` (N, 81) piece codes, `hands` (N, 2, 8) counts indexe
 Every position is reduced to its 38 BonaPieces as black sees them (`bp`, (N, 38) uint16, padded
 with BonaPiece 0 for pieces missing in handicap positions) and the two king squares. White's
 BonaPieces are `FLIP[bp]` and white's king square is `80 - sq`, so one array serves both views.
+A perspective whose feature set lists the kings adds its own king `1548 + k` and the enemy king
+`1629 + sq` (both oriented), and `ROW[k, bp]` (`row_table`) is the row of BonaPiece `bp` with the
+own king on `k` (mirroring and folding included, `nnbin.FeatureSet`).
 """
+
+import functools
 
 import numpy as np
 
-from .nnbin import FE_END
+from .nnbin import CLASSIC, E_KING, FE_END, FE_END2
 
 PIECES = 38
 KING = 8
@@ -75,11 +81,21 @@ def _mirror_table():
     return m
 
 
+def _mirror_table2():
+    """The file-wise mirror of every BonaPiece up to 1710: board pieces and kings move to the
+    mirrored square, pieces in hand stay."""
+    m = np.arange(FE_END2, dtype=np.int64)
+    p = np.arange(90, FE_END2)
+    m[90:] = 90 + (p - 90) // 81 * 81 + MIRROR_SQ[(p - 90) % 81]
+    return m
+
+
 BOARD_BP = _board_table()
 HAND_SLOTS, HAND_BP = _hand_table()
 FLIP = _flip_table()
 MIRROR_SQ = _mirror_squares()
 MIRROR = _mirror_table()
+MIRROR2 = _mirror_table2()
 _SLOT_COLOR = np.array([s[0] for s in HAND_SLOTS])
 _SLOT_TYPE = np.array([s[1] for s in HAND_SLOTS])
 _SLOT_K = np.array([s[2] for s in HAND_SLOTS])
@@ -122,9 +138,41 @@ def king_squares(board):
     return out
 
 
-def feature_indices(bp, kings, perspective):
-    """(N, 38) int64 HalfKP feature indices of one perspective (0 black, 1 white)."""
-    bp = bp.astype(np.int64)
+@functools.cache
+def row_table(fs):
+    """ROW (81, 1710) int64: the row of BonaPiece `bp` for a perspective of feature set `fs`
+    (an `nnbin.FeatureSet`) whose own king stands on `k` (oriented): `ROW[k, bp]`. Entries of
+    BonaPieces the set does not list (kings in halfkp, halfkpvm) are -1."""
+    t = np.full((81, FE_END2), -1, np.int64)
+    top = FE_END2 if fs.kings else FE_END
+    bp = np.arange(top)
+    for k in range(81):
+        mirrored = fs.mirror and k >= 45
+        b = MIRROR2[bp] if mirrored else bp
+        if fs.fold:
+            b = np.where(b >= E_KING, b - 81, b)
+        bucket = 0 if fs.buckets == 1 else (MIRROR_SQ[k] if mirrored else k)
+        t[k, :top] = fs.plane * bucket + b
+    return t
+
+
+def perspective_pieces(bp, kings, perspective, fs):
+    """(own king squares (N,), BonaPieces (N, 38, or 40 with the kings)) of one perspective (0
+    black, 1 white) as it sees the positions, for feature set `fs`."""
+    bp = np.asarray(bp).astype(np.int64)
+    kings = np.asarray(kings).astype(np.int64)
     if perspective == 0:
-        return kings[:, 0].astype(np.int64)[:, None] * FE_END + bp
-    return (80 - kings[:, 1].astype(np.int64))[:, None] * FE_END + FLIP[bp]
+        own, enemy, pieces = kings[:, 0], kings[:, 1], bp
+    else:
+        own, enemy, pieces = 80 - kings[:, 1], 80 - kings[:, 0], FLIP[bp]
+    if fs.kings:
+        pieces = np.concatenate([pieces, (FE_END + own)[:, None], (E_KING + enemy)[:, None]], axis=1)
+    return own, pieces
+
+
+def feature_indices(bp, kings, perspective, shape=CLASSIC):
+    """(N, 38) int64 feature rows of one perspective (0 black, 1 white) in `shape`'s feature set
+    (a `nnbin.Shape` or `nnbin.FeatureSet`; (N, 40) for the sets that list the kings)."""
+    fs = getattr(shape, "features", shape)
+    k, pieces = perspective_pieces(bp, kings, perspective, fs)
+    return row_table(fs)[k[:, None], pieces]

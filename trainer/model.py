@@ -1,30 +1,35 @@
-"""The PyTorch network: halfKP 2x256 -> 32 -> 32 -> 1 with a factorised feature transformer.
+"""The PyTorch network of a shape (`nnbin.Shape`, default halfkp_256x2-32-32: 2x256 -> 32 -> 32
+-> 1) with a factorised feature transformer.
 
-The transformer of each perspective sums, over its 38 active features (king k, BonaPiece bp),
-the king-specific row `ft_w[k * 1548 + bp]` and the king-independent piece-square row
-`ft_p[bp]` (the "P" factor). Both are learned; the export adds them (see `quant`). The
-king-specific rows start at zero, so every king square starts from the same piece-square values
-and rows of king squares the data never shows stay exactly zero.
+The transformer of each perspective sums, over its active feature rows r (38, or 40 in the sets
+that list the kings), the king-specific row `ft_w[r]` and the king-independent row
+`ft_p[r % plane]` (the "P" factor, one row per within-plane index: in halfkp `r = 1548 k + bp`
+and the factor is the piece-square table `P[bp]`; in halfkahm2 `r = 1629 k' + f(m(bp))` and the
+factor is indexed by the mirrored, folded BonaPiece; in kp every row is its own). Both are
+learned; the export adds them (see `quant`). The king-specific rows start at zero, so every king
+square starts from the same piece-square values and rows of king squares the data never shows
+stay exactly zero.
 
-The king-specific table is 125388 x 256 floats (128 MB). Autograd would allocate a dense
-gradient of that size for every batch, which costs more than the rest of the step on a small
+The king-specific table is 125388 x 256 floats in halfkp_256 (128 MB). Autograd would allocate a
+dense gradient of that size for every batch, which costs more than the rest of the step on a small
 CPU, so `FactorisedRows` writes its gradients into persistent buffers instead: it sums the
 output gradients of the batch per distinct feature (an `embedding_bag` over the samples that
-hold each feature), adds the sums to the touched rows, and adds them per BonaPiece to the P
-factor's gradient. A fused Adam then updates both tables.
+hold each feature), adds the sums to the touched rows, and adds them per within-plane index to
+the P factor's gradient. A fused Adam then updates both tables.
 """
 
 import torch
 import torch.nn.functional as F
 
 from . import quant
-from .nnbin import FE_END, FT_OUT, HIDDEN, L1_IN, NUM_FEATURES
+from .nnbin import CLASSIC
 
 
 class FactorisedRows(torch.autograd.Function):
-    """`embedding_bag(idx, w) + embedding_bag(idx % 1548, p)` (sums over each row of `idx`) whose
-    gradients are added to `w_grad` and `p_grad`: the output gradients are summed once per
-    distinct feature, and the P factor's gradient is the sum of those rows per BonaPiece."""
+    """`embedding_bag(idx, w) + embedding_bag(idx % plane, p)` (sums over each row of `idx`; `bp`
+    is `idx % plane`, with `plane` the rows of `p`) whose gradients are added to `w_grad` and
+    `p_grad`: the output gradients are summed once per distinct feature, and the P factor's
+    gradient is the sum of those rows per within-plane index."""
 
     @staticmethod
     def forward(ctx, idx, bp, w, p, w_grad, p_grad, touched):
@@ -46,7 +51,7 @@ class FactorisedRows(torch.autograd.Function):
         features = features.long()
         ctx.touched.append(features)
         w_grad.index_add_(0, features, rows)
-        p_grad.index_add_(0, features % FE_END, rows)
+        p_grad.index_add_(0, features % p_grad.shape[0], rows)
         return None, None, None, None, None, None, None
 
 
@@ -60,22 +65,25 @@ def fake_round(x, scale, half_up=False):
 
 
 class Net(torch.nn.Module):
-    def __init__(self, seed=1, qat_fv_scale=None):
-        """`qat_fv_scale`: when set, the forward pass rounds what the engine's integer arithmetic
-        rounds (quantisation-aware training, for an export with this FV_SCALE): the transformer
-        outputs and hidden activations to 1/127, the hidden weights to 1/64 and the output weights
-        to the export's step (`quant.out_weight_scale`). The transformer's own weights are left
-        in float (rounding the 125,388-row table every step would cost more than the step); the
-        export's bias correction takes care of the mean of their rounding."""
+    def __init__(self, seed=1, qat_fv_scale=None, shape=CLASSIC):
+        """`shape`: the net's `nnbin.Shape`. `qat_fv_scale`: when set, the forward pass rounds
+        what the engine's integer arithmetic rounds (quantisation-aware training, for an export
+        with this FV_SCALE): the transformer outputs and hidden activations to 1/127, the hidden
+        weights to 1/64 and the output weights to the export's step (`quant.out_weight_scale`).
+        The transformer's own weights are left in float (rounding the 125,388-row table every
+        step would cost more than the step); the export's bias correction takes care of the
+        mean of their rounding."""
         super().__init__()
+        self.shape = shape
         self.qat_fv_scale = qat_fv_scale
         g = torch.Generator().manual_seed(seed)
-        self.ft_w = torch.nn.Parameter(torch.zeros(NUM_FEATURES, FT_OUT))
-        self.ft_p = torch.nn.Parameter(torch.randn(FE_END, FT_OUT, generator=g) * 0.01)
-        self.ft_bias = torch.nn.Parameter(torch.full((FT_OUT,), 0.5))
-        self.l1 = torch.nn.Linear(L1_IN, HIDDEN)
-        self.l2 = torch.nn.Linear(HIDDEN, HIDDEN)
-        self.out = torch.nn.Linear(HIDDEN, 1)
+        ft, rows, plane = shape.ft, shape.inputs, shape.plane
+        self.ft_w = torch.nn.Parameter(torch.zeros(rows, ft))
+        self.ft_p = torch.nn.Parameter(torch.randn(plane, ft, generator=g) * 0.01)
+        self.ft_bias = torch.nn.Parameter(torch.full((ft,), 0.5))
+        self.l1 = torch.nn.Linear(2 * ft, shape.h1)
+        self.l2 = torch.nn.Linear(shape.h1, shape.h2)
+        self.out = torch.nn.Linear(shape.h2, 1)
         for layer in (self.l1, self.l2, self.out):
             bound = 1 / layer.in_features**0.5
             with torch.no_grad():
@@ -85,13 +93,14 @@ class Net(torch.nn.Module):
             self.l1.bias.add_(0.3)  # start with most hidden units in the linear range
             self.l2.bias.add_(0.3)
         # Gradients of ft_w and ft_p, accumulated by FactorisedRows (buffers move with .to()).
-        self.register_buffer("ft_w_grad", torch.zeros(NUM_FEATURES, FT_OUT), persistent=False)
-        self.register_buffer("ft_p_grad", torch.zeros(FE_END, FT_OUT), persistent=False)
+        self.register_buffer("ft_w_grad", torch.zeros(rows, ft), persistent=False)
+        self.register_buffer("ft_p_grad", torch.zeros(plane, ft), persistent=False)
         self.touched = []  # king-specific rows the last backward reached
 
     def forward(self, us, them, us_bp, them_bp):
-        """Evaluations in units of `quant.OUT_SCALE` centipawns for index batches (B, 38) of the
-        side to move (`us`) and of the other side."""
+        """Evaluations in units of `quant.OUT_SCALE` centipawns for row batches (B, 38 or 40) of
+        the side to move (`us`) and of the other side, with their factor rows (`us_bp`,
+        `them_bp`: the rows modulo the plane)."""
         n = us.shape[0]
         idx = torch.cat([us, them])
         bp = torch.cat([us_bp, them_bp])
@@ -142,7 +151,7 @@ class Net(torch.nn.Module):
         self.out.weight.clamp_(-128 / 127 * o, o)
 
     def float_params(self):
-        """The parameters as numpy arrays under `quant.PARAM_SHAPES` names."""
+        """The parameters as numpy arrays under `quant.param_shapes` names."""
 
         def a(t):
             return t.detach().float().cpu().numpy()

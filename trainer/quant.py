@@ -1,18 +1,22 @@
 """Float parameters -> the quantised integer net, and both forward passes (numpy only).
 
-Float network (what `model.Net` computes), per perspective p:
-    acc_p = ft_bias + sum over its 38 features (k, bp) of (ft_p[bp] + ft_w[k * 1548 + bp])
+Float network (what `model.Net` computes) of a shape (`nnbin.Shape`: feature set, FT, H1, H2),
+per perspective p:
+    acc_p = ft_bias + sum over its active rows r of (ft_p[r % plane] + ft_w[r])
     x  = clamp(acc_stm, 0, 1) ++ clamp(acc_other, 0, 1)
     h1 = clamp(l1_w @ x + l1_b, 0, 1);  h2 = clamp(l2_w @ h1 + l2_b, 0, 1)
     eval_cp = OUT_SCALE * (out_w @ h2 + out_b)
-`ft_p` is the king-independent piece-square factor, `ft_w` the king-specific part.
+`ft_w` is the king-specific part (one row per feature row), `ft_p` the king-independent factor,
+one row per within-plane index `r % plane` (`nnbin.FeatureSet`: in halfkp the BonaPiece, in
+halfkahm2 the mirrored and folded BonaPiece, in kp the row itself).
 
 Quantisation (the engine's arithmetic, docs/nnue-format.md): an activation of 1.0 is 127; hidden
 weights are scaled by 64 (the engine shifts sums right by 6); the output is `out / FV_SCALE`, so
 the output layer is scaled by `FV_SCALE * OUT_SCALE / 127`:
-    ft_weight = round(127 ft_p[bp]) + round(127 ft_w)   (i16; the two parts are rounded separately
+    ft_weight = round(127 ft_p[r % plane]) + round(127 ft_w[r])
+                                                       (i16; the two parts are rounded separately
                                                        so that a zero king-specific weight stays
-                                                       exactly the piece-square value)
+                                                       exactly the factor's value)
     ft_bias = round(127 b)                             (i16)
     w1, w2 = round(64 w)                               (i8: |w| <= 127/64 in float)
     b1, b2 = round(127 * 64 b) + 32                    (i32; +32 turns the engine's floor shift
@@ -25,23 +29,41 @@ the output layer is scaled by `FV_SCALE * OUT_SCALE / 127`:
 import numpy as np
 
 from .features import feature_indices
-from .nnbin import DEFAULT_FV_SCALE, FE_END, MAX_EVAL, NUM_FEATURES, QuantNet
+from .nnbin import CLASSIC, DEFAULT_FV_SCALE, FEATURE_SETS, MAX_EVAL, QuantNet, Shape
 
 OUT_SCALE = 600.0  # centipawns per unit of the float output ("nnue2score" in nnue-pytorch)
 ACT_ONE = 127  # an activation of 1.0
 HIDDEN_SCALE = 64  # 2 ** WEIGHT_SHIFT
 
-PARAM_SHAPES = {
-    "ft_bias": (256,),
-    "ft_p": (FE_END, 256),
-    "ft_w": (NUM_FEATURES, 256),
-    "l1_w": (32, 512),
-    "l1_b": (32,),
-    "l2_w": (32, 32),
-    "l2_b": (32,),
-    "out_w": (1, 32),
-    "out_b": (1,),
-}
+
+
+def param_shapes(shape=CLASSIC):
+    """The float parameters of a net of `shape`: name -> array shape."""
+    ft, h1, h2 = shape.ft, shape.h1, shape.h2
+    return {
+        "ft_bias": (ft,),
+        "ft_p": (shape.plane, ft),
+        "ft_w": (shape.inputs, ft),
+        "l1_w": (h1, 2 * ft),
+        "l1_b": (h1,),
+        "l2_w": (h2, h1),
+        "l2_b": (h2,),
+        "out_w": (1, h2),
+        "out_b": (1,),
+    }
+
+
+PARAM_SHAPES = param_shapes(CLASSIC)
+
+
+def params_shape(params):
+    """The shape of a float parameter dict: the feature set from the rows of `ft_w` (each set
+    has a different number), the widths from the biases."""
+    rows = np.shape(params["ft_w"])[0]
+    fs = [f for f in FEATURE_SETS.values() if f.inputs == rows]
+    if not fs:
+        raise ValueError(f"ft_w has {rows} rows: no feature set has that many")
+    return Shape(fs[0], len(params["ft_bias"]), len(params["l1_b"]), len(params["l2_b"]))
 
 
 def hidden_limit():
@@ -63,24 +85,26 @@ def _round(a, lo, hi, dtype):
 
 
 def quantise_p(ft_p):
-    """The rounded piece-square factor (1548, 256) int32: every feature row of the exported
-    transformer is this row plus the rounded king-specific weights."""
+    """The rounded king-independent factor (plane, FT) int32: every feature row `r` of the
+    exported transformer is row `r % plane` of this plus the rounded king-specific weights."""
     return _round(np.asarray(ft_p) * ACT_ONE, -32767, 32767, np.int32)
 
 
 def quantise(params, fv_scale=DEFAULT_FV_SCALE, chunk=8192):
-    """The `QuantNet` of a float parameter dict (see `PARAM_SHAPES`)."""
-    for k, shape in PARAM_SHAPES.items():
-        if tuple(np.shape(params[k])) != shape:
-            raise ValueError(f"{k}: shape {np.shape(params[k])}, expected {shape}")
+    """The `QuantNet` of a float parameter dict (see `param_shapes`; the shape follows from
+    the arrays, `params_shape`)."""
+    shape = params_shape(params)
+    for k, want in param_shapes(shape).items():
+        if tuple(np.shape(params[k])) != want:
+            raise ValueError(f"{k}: shape {np.shape(params[k])}, expected {want} ({shape})")
     qp = quantise_p(params["ft_p"])
-    ft_weight = np.empty((NUM_FEATURES, 256), np.int16)
+    rows = shape.inputs
+    ft_weight = np.empty((rows, shape.ft), np.int16)
     ft_w = params["ft_w"]
-    for lo in range(0, NUM_FEATURES, chunk):
-        hi = min(lo + chunk, NUM_FEATURES)
+    for lo in range(0, rows, chunk):
+        hi = min(lo + chunk, rows)
         qw = _round(np.asarray(ft_w[lo:hi]) * ACT_ONE, -65534, 65534, np.int32)
-        bp = np.arange(lo, hi) % FE_END
-        ft_weight[lo:hi] = np.clip(qp[bp] + qw, -32767, 32767)
+        ft_weight[lo:hi] = np.clip(qp[np.arange(lo, hi) % shape.plane] + qw, -32767, 32767)
     i32 = (-(2**31), 2**31 - 1)
     w3s = out_weight_scale(fv_scale)
     return QuantNet(
@@ -92,13 +116,14 @@ def quantise(params, fv_scale=DEFAULT_FV_SCALE, chunk=8192):
         w2=_round(np.asarray(params["l2_w"]) * HIDDEN_SCALE, -128, 127, np.int8),
         b3=_round(np.asarray(params["out_b"]) * fv_scale * OUT_SCALE, *i32, np.int32),
         w3=_round(np.asarray(params["out_w"]) * w3s, -128, 127, np.int8),
+        shape=shape,
     )
 
 
-def _perspectives(bp, kings, stm):
-    """Feature indices (N, 38) of the side to move and of the other side."""
-    black = feature_indices(bp, kings, 0)
-    white = feature_indices(bp, kings, 1)
+def _perspectives(bp, kings, stm, shape=CLASSIC):
+    """Feature rows (N, 38 or 40) of the side to move and of the other side."""
+    black = feature_indices(bp, kings, 0, shape)
+    white = feature_indices(bp, kings, 1, shape)
     s = (np.asarray(stm) != 0)[:, None]
     return np.where(s, white, black), np.where(s, black, white)
 
@@ -116,7 +141,7 @@ def quant_eval(net: QuantNet, bp, kings, stm, fv_scale=DEFAULT_FV_SCALE, chunk=2
     w3 = net.w3.astype(np.int64)
     for lo in range(0, n, chunk):
         hi = min(lo + chunk, n)
-        us, them = _perspectives(bp[lo:hi], kings[lo:hi], stm[lo:hi])
+        us, them = _perspectives(bp[lo:hi], kings[lo:hi], stm[lo:hi], net.shape)
         xs = []
         for idx in (us, them):
             acc = net.ft_bias.astype(np.int64) + net.ft_weight[idx].astype(np.int64).sum(axis=1)
@@ -130,27 +155,30 @@ def quant_eval(net: QuantNet, bp, kings, stm, fv_scale=DEFAULT_FV_SCALE, chunk=2
     return out
 
 
+def _acc_float(params, shape, idx):
+    """The float accumulators (N, FT) of the rows `idx` (N, F)."""
+    acc = np.asarray(params["ft_bias"], np.float64) + np.asarray(
+        params["ft_w"][idx.ravel()], np.float64).reshape(idx.shape + (shape.ft,)).sum(axis=1)
+    return acc + np.asarray(params["ft_p"], np.float64)[idx % shape.plane].sum(axis=1)
+
+
 def float_eval(params, bp, kings, stm, chunk=2048):
     """The float network's evaluations in centipawns (side to move's view)."""
+    shape = params_shape(params)
     n = len(stm)
     out = np.empty(n, np.float64)
-    ft_p = np.asarray(params["ft_p"], np.float64)
     for lo in range(0, n, chunk):
         hi = min(lo + chunk, n)
-        us, them = _perspectives(bp[lo:hi], kings[lo:hi], stm[lo:hi])
+        us, them = _perspectives(bp[lo:hi], kings[lo:hi], stm[lo:hi], shape)
         xs = []
         for idx in (us, them):
-            acc = np.asarray(params["ft_bias"], np.float64) + np.asarray(
-                params["ft_w"][idx.ravel()], np.float64
-            ).reshape(idx.shape + (256,)).sum(axis=1)
-            acc += ft_p[idx % FE_END].sum(axis=1)
+            acc = _acc_float(params, shape, idx)
             xs.append(np.clip(acc, 0, 1))
         x = np.concatenate(xs, axis=1)
         h1 = np.clip(x @ np.asarray(params["l1_w"], np.float64).T + params["l1_b"], 0, 1)
         h2 = np.clip(h1 @ np.asarray(params["l2_w"], np.float64).T + params["l2_b"], 0, 1)
         out[lo:hi] = OUT_SCALE * ((h2 @ np.asarray(params["out_w"], np.float64).T)[:, 0] + params["out_b"][0])
     return out
-
 
 
 def correct_biases(net: QuantNet, params, bp, kings, stm, fv_scale=DEFAULT_FV_SCALE):
@@ -161,14 +189,11 @@ def correct_biases(net: QuantNet, params, bp, kings, stm, fv_scale=DEFAULT_FV_SC
     features are active in most positions, so their rounding errors add up alike everywhere),
     which grow through the layers into an evaluation offset of the order of 100 cp for nets with
     small weights; the correction removes the mean part of it."""
-    net = QuantNet(**{k: np.array(getattr(net, k)) for k in net.__dataclass_fields__})
-    us, them = _perspectives(bp, kings, stm)
-    ft_p = np.asarray(params["ft_p"], np.float64)
+    net = net.copy()
+    us, them = _perspectives(bp, kings, stm, net.shape)
 
     def acc_float(idx):
-        acc = np.asarray(params["ft_bias"], np.float64) + np.asarray(
-            params["ft_w"][idx.ravel()], np.float64).reshape(idx.shape + (256,)).sum(axis=1)
-        return acc + ft_p[idx % FE_END].sum(axis=1)
+        return _acc_float(params, net.shape, idx)
 
     def acc_int(idx):
         return net.ft_bias.astype(np.int64) + net.ft_weight[idx].astype(np.int64).sum(axis=1)

@@ -1,6 +1,8 @@
-"""Train a halfKP_256x2-32-32 net from PackedSfenValue data and export it as `nn.bin`.
+"""Train a net (default halfkp_256x2-32-32; `--arch SHAPE`) from PackedSfenValue data and export
+it as `nn.bin`.
 
     python -m trainer.train --data DIR_OR_FILES... --out nn.bin [--epochs 10] [--lambda 0.5]
+        [--arch halfkahm2_256x2-32-32]
 
 Loss: mean squared difference between the net's win probability `sigmoid(eval / K)` and the
 target `lambda * sigmoid(score / K) + (1 - lambda) * (result + 1) / 2`. K (`--scale`) is by
@@ -29,7 +31,6 @@ import torch
 
 from . import compact, data, features, nnbin, quant
 from .model import Net
-from .nnbin import FE_END
 
 
 def parse_args(argv=None):
@@ -38,6 +39,8 @@ def parse_args(argv=None):
     p.add_argument("--val-data", nargs="+", help="validation data (default: --val-fraction of --data)")
     p.add_argument("--val-fraction", type=float, default=0.05)
     p.add_argument("--out", default="nn.bin", help="exported net (see --select)")
+    p.add_argument("--arch", default=str(nnbin.CLASSIC),
+                   help="the net's shape, FEATURES_FTx2-H1-H2 (features: " + ", ".join(nnbin.FEATURE_SETS) + ")")
     p.add_argument("--compact", help="also write the compact form of the net here (see trainer.compact)")
     p.add_argument("--checkpoint", help="checkpoint file (default: OUT with .ckpt)")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint")
@@ -69,6 +72,11 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
     p.add_argument("--device", default="auto", help="auto, cpu or cuda")
     args = p.parse_args(argv)
+    try:
+        args.shape = nnbin.Shape.from_name(args.arch)
+    except ValueError as e:
+        p.error(f"--arch: {e}")
+    args.arch = str(args.shape)
     stem = os.path.splitext(args.out)[0]
     args.checkpoint = args.checkpoint or stem + ".ckpt"
     args.csv = args.csv or stem + ".csv"
@@ -87,10 +95,13 @@ def parse_args(argv=None):
 
 
 class Batches:
-    """The position arrays as tensors on the training device, cut into HalfKP index batches."""
+    """The position arrays as tensors on the training device, cut into batches of feature rows
+    of `shape`'s feature set (`features.row_table`)."""
 
-    def __init__(self, pos: data.Positions, device):
+    def __init__(self, pos: data.Positions, device, shape=nnbin.CLASSIC):
         self.device = device
+        self.fs = shape.features
+        self.rows = torch.from_numpy(features.row_table(self.fs)).to(device)
         self.bp = torch.from_numpy(pos.bp.astype(np.int16)).to(device)
         self.kings = torch.from_numpy(pos.kings.astype(np.int16)).to(device)
         self.stm = torch.from_numpy(pos.stm.astype(bool)).to(device)
@@ -102,16 +113,36 @@ class Batches:
         return len(self.stm)
 
     def get(self, idx):
-        """(us, them, us_bp, them_bp, score, result) of the positions `idx`."""
+        """(us, them, us_p, them_p, score, result) of the positions `idx`: the feature rows of
+        the side to move and of the other side, and their factor rows (rows modulo the plane)."""
         bp = self.bp[idx].long()
         k = self.kings[idx].long()
         wbp = self.flip[bp]
-        black = k[:, :1] * FE_END + bp
-        white = (80 - k[:, 1:]) * FE_END + wbp
+        kb, kw = k[:, :1], 80 - k[:, 1:]  # each side's own king, as it sees it
+        if self.fs.kings:
+            bp = torch.cat([bp, nnbin.FE_END + kb, nnbin.E_KING + 80 - kw], dim=1)
+            wbp = torch.cat([wbp, nnbin.FE_END + kw, nnbin.E_KING + 80 - kb], dim=1)
+        black = self.rows[kb, bp]
+        white = self.rows[kw, wbp]
         s = self.stm[idx][:, None]
         us = torch.where(s, white, black)
         them = torch.where(s, black, white)
-        return us, them, torch.where(s, wbp, bp), torch.where(s, bp, wbp), self.score[idx], self.result[idx]
+        plane = self.fs.plane
+        return us, them, us % plane, them % plane, self.score[idx], self.result[idx]
+
+
+def param_groups(model):
+    """The optimizer's parameter groups. Adam moves every weight by about the learning rate
+    whatever its gradient, and all the transformer outputs are positive, so one step moves a
+    first-layer pre-activation by about `lr * 2FT * mean(x)`: the first hidden layer's learning
+    rate is scaled by 512 / 2FT (1 in the classic shape, which keeps a single group), so that
+    wide transformers do not saturate every hidden unit in the first steps."""
+    scale = 512 / model.shape.l1_in
+    if scale == 1:
+        return [{"params": list(model.parameters())}]
+    l1 = {id(p) for p in model.l1.parameters()}
+    return [{"params": [p for p in model.parameters() if id(p) not in l1]},
+            {"params": list(model.l1.parameters()), "lr_scale": scale}]
 
 
 def target(score, result, lam, scale):
@@ -154,6 +185,7 @@ def export(model, args, val: data.Positions, calib: data.Positions, log=sys.stde
     quantised| eval in cp on up to 4096 validation positions."""
     params = model.float_params()
     qnet = quant.quantise(params, args.fv_scale)
+    assert qnet.shape == args.shape
     if len(calib) > 0:
         qnet = quant.correct_biases(qnet, params, calib.bp, calib.kings, calib.stm, args.fv_scale)
     tmp = args.out + ".tmp"
@@ -192,25 +224,28 @@ def main(argv=None):
     if args.scale == "auto":
         args.scale = float(fitted)
     print(
-        f"train {len(train_pos)}, validation {len(val_pos)} positions; device {device}, "
+        f"{args.arch}: train {len(train_pos)}, validation {len(val_pos)} positions; device {device}, "
         f"{torch.get_num_threads()} threads; lambda {args.lam}, K {args.scale:g} "
         f"(the K that best predicts the training results: {fitted:g})",
         file=log,
     )
     # Positions for the bias correction at export (the first 8192 training positions).
     calib = train_pos.take(np.arange(min(len(train_pos), 8192)))
-    train_b = Batches(train_pos, device)
-    val_b = Batches(val_pos, device)
+    train_b = Batches(train_pos, device, args.shape)
+    val_b = Batches(val_pos, device, args.shape)
 
-    model = Net(seed=args.seed, qat_fv_scale=args.fv_scale if args.qat else None).to(device)
+    model = Net(seed=args.seed, qat_fv_scale=args.fv_scale if args.qat else None, shape=args.shape).to(device)
     opt_kw = {"fused": True} if device.type in ("cpu", "cuda") else {}
-    opt = torch.optim.Adam(model.parameters(), lr=args.lr, **opt_kw)
+    opt = torch.optim.Adam(param_groups(model), lr=args.lr, **opt_kw)
     start = 0
     best, stale = math.inf, 0  # the lowest validation loss so far, epochs since it
     if args.resume:
         if not os.path.exists(args.checkpoint):
             sys.exit(f"--resume: no checkpoint at {args.checkpoint}")
         ck = torch.load(args.checkpoint, map_location=device, weights_only=True)
+        was = ck.get("args", {}).get("arch", str(nnbin.CLASSIC))
+        if was != args.arch:
+            sys.exit(f"--resume: {args.checkpoint} holds a {was} net, not {args.arch} (--arch)")
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])
         start = int(ck["epoch"])
@@ -225,7 +260,7 @@ def main(argv=None):
     for epoch in range(start, args.epochs):
         lr = args.lr * args.gamma**epoch
         for group in opt.param_groups:
-            group["lr"] = lr
+            group["lr"] = lr * group.get("lr_scale", 1.0)
         gen = torch.Generator().manual_seed(args.seed * 1000003 + epoch)
         perm = torch.randperm(len(train_b), generator=gen).to(device)
         model.train()
@@ -263,7 +298,8 @@ def main(argv=None):
         exported = args.select == "last" or no_val or improved
         diff = export(model, args, val_pos, calib) if exported else math.nan
         torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch + 1,
-                    "best_val": best, "stale": stale, "args": vars(args)}, args.checkpoint + ".tmp")
+                    "best_val": best, "stale": stale,
+                    "args": {k: v for k, v in vars(args).items() if k != "shape"}}, args.checkpoint + ".tmp")
         os.replace(args.checkpoint + ".tmp", args.checkpoint)
         rate = seen / dt if dt > 0 else math.nan
         wrote = f"|float - quantised| {diff:.1f} cp, wrote {args.out}" if exported else \

@@ -2,7 +2,9 @@
 nn.bin; the torch forward pass equals the numpy float pass, and with quantisation-aware
 training the integer pass; the sparse gradient equals autograd's
 dense one; resuming continues the run; the exported net loads and its integer pass stays close
-to the float net."""
+to the float net. The same in halfkahm2_256x2-32-32 (`--arch`), whose net the engine loads as
+that shape and evaluates as the trainer does (the engine: $HAYATE_BIN, else target/debug/hayate),
+and the torch forward pass of every feature set equals the numpy one."""
 
 import csv
 import os
@@ -12,9 +14,9 @@ import unittest
 import numpy as np
 import torch
 
-from trainer import compact, data, nnbin, psv, quant, sfen, train
+from trainer import compact, data, engine, nnbin, psv, quant, sfen, train
 from trainer.model import FactorisedRows, Net
-from trainer.tests.test_export import test_sfens
+from trainer.tests.test_export import engine_binary, test_sfens
 
 
 def make_data(path, n=600, seed=2):
@@ -103,15 +105,63 @@ class EndToEnd(unittest.TestCase):
         self.assertTrue(os.path.exists(out))
 
     def test_torch_forward_equals_numpy_float_pass(self):
-        model = Net(seed=3)
-        with torch.no_grad():
-            model.ft_w.normal_(0, 0.02)
         pos = data.load([self.data], log=None)
-        b = train.Batches(pos, torch.device("cpu"))
-        with torch.no_grad():
-            z = model(*b.get(torch.arange(len(pos)))[:4]).numpy() * quant.OUT_SCALE
+        for name in ("halfkp_256x2-32-32", "halfkahm2_256x2-32-32", "halfkp_512x2-8-64", "kp_32x2-8-8",
+                     "halfkpvm_32x2-8-8", "halfka1_32x2-8-8", "halfkahm1_32x2-8-8", "halfka2_32x2-8-8"):
+            shape = nnbin.Shape.from_name(name)
+            model = Net(seed=3, shape=shape)
+            with torch.no_grad():
+                model.ft_w.normal_(0, 0.02)
+            b = train.Batches(pos, torch.device("cpu"), shape)
+            with torch.no_grad():
+                z = model(*b.get(torch.arange(len(pos)))[:4]).numpy() * quant.OUT_SCALE
+            f = quant.float_eval(model.float_params(), pos.bp, pos.kings, pos.stm)
+            np.testing.assert_allclose(z, f, atol=1e-2, err_msg=name)
+            self.assertGreater(np.std(f), 1.0, name)
+
+    def test_halfkahm2_train_export_load(self):
+        shape = "halfkahm2_256x2-32-32"
+        out = os.path.join(self.tmp.name, "hm2", "nn.bin")
+        hnnc = os.path.join(self.tmp.name, "hm2", "nn.hnnc")
+        args = ["--data", self.data, "--out", out, "--batch-size", "64", "--lr", "3e-3", "--compact", hnnc,
+                "--val-fraction", "0.1", "--scale", "600", "--ft-l1", "0.01", "--select", "last", "--arch", shape]
+        train.main([*args, "--epochs", "2"])
+        train.main([*args, "--epochs", "3", "--resume"])
+        rows = read_csv(out[:-4] + ".csv")
+        self.assertEqual([r["epoch"] for r in rows], ["1", "2", "3"])
+        self.assertLess(float(rows[-1]["train_loss"]), float(rows[0]["train_loss"]))
+        with self.assertRaises(SystemExit):  # a checkpoint of another shape is not resumed
+            train.main([*args[:-1], "halfkp_256x2-32-32", "--epochs", "4", "--resume"])
+        net = nnbin.read(out)
+        self.assertEqual(str(net.shape), shape)
+        self.assertEqual(os.path.getsize(out), net.shape.file_bytes())
+        with open(hnnc, "rb") as f:
+            blob = f.read()
+        self.assertEqual(blob[4:8], (2).to_bytes(4, "little"))
+        with open(out, "rb") as f:
+            self.assertEqual(compact.decode(blob), f.read())
+        # The engine loads it as this shape and evaluates every position as the trainer does.
+        sfens = test_sfens()
+        theirs = engine.engine_evals(engine_binary(self), out, sfens, shape=net.shape)
+        np.testing.assert_array_equal(engine.trainer_evals(net, sfens), theirs)
+        self.assertGreater(len(set(theirs.tolist())), 10)
+        # The exported net follows the checkpoint's float weights.
+        model = Net(shape=net.shape)
+        model.load_state_dict(torch.load(out[:-4] + ".ckpt", weights_only=True)["model"])
+        pos = data.load([self.data], log=None)
+        q = quant.quant_eval(net, pos.bp, pos.kings, pos.stm)
         f = quant.float_eval(model.float_params(), pos.bp, pos.kings, pos.stm)
-        np.testing.assert_allclose(z, f, atol=1e-2)
+        self.assertLess(np.abs(q - f).mean(), max(10.0, 0.1 * np.abs(f).mean()))
+
+    def test_wide_first_layer_learns(self):
+        # halfkp_512x2-8-64: 1024 transformer outputs into 8 hidden units (its first layer's
+        # learning rate scaled down, train.param_groups) still learn on the tiny data.
+        out = os.path.join(self.tmp.name, "w", "nn.bin")
+        train.main(["--data", self.data, "--out", out, "--batch-size", "64", "--lr", "3e-3", "--val-fraction", "0.1",
+                    "--scale", "600", "--select", "last", "--arch", "halfkp_512x2-8-64", "--epochs", "3"])
+        rows = read_csv(out[:-4] + ".csv")
+        self.assertLess(float(rows[-1]["train_loss"]), 0.97 * float(rows[0]["train_loss"]), rows)
+        self.assertEqual(str(nnbin.read(out).shape), "halfkp_512x2-8-64")
 
     def test_quantisation_aware_forward_equals_the_integer_net(self):
         # With transformer weights and biases on the export's grid, the QAT forward pass rounds
@@ -140,21 +190,22 @@ class EndToEnd(unittest.TestCase):
         self.assertGreater(np.abs(f - q).mean(), 5 * np.abs(z - q).mean())
 
     def test_sparse_gradients_equal_autograd(self):
-        torch.manual_seed(0)
-        w = torch.randn(3 * 1548, 8, requires_grad=True)
-        p = torch.randn(1548, 8, requires_grad=True)
-        w_buf, p_buf = torch.zeros(3 * 1548, 8), torch.zeros(1548, 8)
-        idx = torch.randint(0, 3 * 1548, (7, 5))
-        idx[0, 1] = idx[0, 0]  # a feature twice in one bag
-        g = torch.randn(7, 8)
-        (FactorisedRows.apply(idx, idx % 1548, w, p, w_buf, p_buf, []) * g).sum().backward()
-        self.assertIsNone(w.grad)
-        w2 = w.detach().clone().requires_grad_(True)
-        p2 = p.detach().clone().requires_grad_(True)
-        emb = torch.nn.functional.embedding_bag
-        ((emb(idx, w2, mode="sum") + emb(idx % 1548, p2, mode="sum")) * g).sum().backward()
-        torch.testing.assert_close(w_buf, w2.grad)
-        torch.testing.assert_close(p_buf, p2.grad)
+        for plane in (1548, 1629):
+            torch.manual_seed(0)
+            w = torch.randn(3 * plane, 8, requires_grad=True)
+            p = torch.randn(plane, 8, requires_grad=True)
+            w_buf, p_buf = torch.zeros(3 * plane, 8), torch.zeros(plane, 8)
+            idx = torch.randint(0, 3 * plane, (7, 5))
+            idx[0, 1] = idx[0, 0]  # a feature twice in one bag
+            g = torch.randn(7, 8)
+            (FactorisedRows.apply(idx, idx % plane, w, p, w_buf, p_buf, []) * g).sum().backward()
+            self.assertIsNone(w.grad)
+            w2 = w.detach().clone().requires_grad_(True)
+            p2 = p.detach().clone().requires_grad_(True)
+            emb = torch.nn.functional.embedding_bag
+            ((emb(idx, w2, mode="sum") + emb(idx % plane, p2, mode="sum")) * g).sum().backward()
+            torch.testing.assert_close(w_buf, w2.grad)
+            torch.testing.assert_close(p_buf, p2.grad)
 
 
 if __name__ == "__main__":
