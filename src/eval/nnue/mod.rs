@@ -18,8 +18,8 @@
 //!   ([`Simd`]).
 //! - [`aligned`]: cache-line-aligned, fallibly allocated buffers.
 //! - [`testnet`]: the deterministic random test nets (for tests and benchmarks).
-//! - [`compact`] and [`embedded_net`]: the compact form of a halfkp_256x2-32-32 net, and the net
-//!   that ships inside the binary.
+//! - [`compact`] and [`embedded_net`]: the compact form of a net (the piece-square factor once,
+//!   the non-zero king-specific residuals), and the net that ships inside the binary.
 //!
 //! How the search uses it:
 //! ```no_run
