@@ -174,6 +174,13 @@ impl MoveObserver for Evaluator {
     }
 
     #[inline]
+    fn on_moved(&mut self, after: &Position, m: Move) {
+        if let Some(n) = &mut self.nnue {
+            n.on_moved(after, m);
+        }
+    }
+
+    #[inline]
     fn on_undo_move(&mut self) {
         if let Some(n) = &mut self.nnue {
             n.on_undo_move();

@@ -38,6 +38,8 @@ use crate::zobrist;
 pub trait MoveObserver {
     /// `m` is about to be made; `before` is the position as it still is.
     fn on_do_move(&mut self, _before: &Position, _m: Move) {}
+    /// `m` has just been made; `after` is the new position.
+    fn on_moved(&mut self, _after: &Position, _m: Move) {}
     /// The last move made has just been taken back.
     fn on_undo_move(&mut self) {}
     /// A null move is about to be made.
@@ -650,6 +652,7 @@ impl Position {
     pub fn do_move_observed<O: MoveObserver>(&mut self, m: Move, observer: &mut O) {
         observer.on_do_move(self, m);
         self.do_move(m);
+        observer.on_moved(self, m);
     }
 
     /// Takes back `m` and tells `observer`.

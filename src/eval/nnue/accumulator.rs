@@ -13,18 +13,25 @@
 //! perspective is refreshed from the position instead, when it meets a move of that side's king
 //! in a king-relative feature set (every row of that side changes) or when the deltas would cost
 //! more than a refresh. In transformers 512 wide and more, refreshes start from the accumulator
-//! cached for the king's square ([`super::refresh_cache`]). Positions whose moves are never evaluated (pruned, or in check) never pay
-//! for vector work.
+//! cached for the king's square ([`super::refresh_cache`]). Positions whose moves are never
+//! evaluated (pruned, or in check) never pay for vector work.
+//!
+//! halfkpe9 ([`super::effects`]) also keeps, per ply, the attack counts of its position and the
+//! rows the move into it changed: besides the moving and captured pieces, every piece whose
+//! square's counts the move changed. They are recorded when the move has been made
+//! (`on_moved`, which sees the new position), as the walk forward has only the current position.
 
 use super::aligned::AlignedVec;
-use super::bona::{orient, FeatureDelta, PIECES};
+use super::bona::{board_piece, orient, FeatureDelta, PIECES};
+use super::effects::{with_counts, Effects, PLANE};
 use super::features::FeatureSet;
 use super::layers::scale;
 use super::network::{Network, NnueError};
 use super::refresh_cache::RefreshCache;
 use super::simd::{prefetch_row, Dims, Simd};
+use crate::bitboard::Bitboard;
 use crate::position::Position;
-use crate::types::{Color, Move};
+use crate::types::{Color, Move, PieceType};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -41,6 +48,47 @@ struct Meta {
 
 impl Meta {
     const ROOT: Meta = Meta { computed: [false; 2], root: true, delta: FeatureDelta::NONE };
+}
+
+/// Most pieces a halfkpe9 ply records (a game has 38 besides the kings); a move that changes more
+/// (only in composed positions with extra pieces) makes the plies after it refresh.
+const E9_CHANGES: usize = PIECES + 2;
+
+/// A halfkpe9 ply: the attack counts of its position, and the rows (without the king's part,
+/// `PLANE * plane + bp`, per perspective) that the move into it took away and added.
+#[derive(Clone, Copy)]
+struct E9Ply {
+    effects: Effects,
+    /// `effects` are those of this ply's position (false: a move was made without `on_moved`,
+    /// and the next ply cannot be derived from this one).
+    known: bool,
+    /// Rows recorded, or [`E9Ply::FULL`]: more than fit, or not derivable; the ply refreshes.
+    n: u8,
+    old: [[u32; 2]; E9_CHANGES],
+    new: [[u32; 2]; E9_CHANGES],
+}
+
+impl E9Ply {
+    const FULL: u8 = u8::MAX;
+    const UNKNOWN: E9Ply = E9Ply {
+        effects: Effects::NONE,
+        known: false,
+        n: E9Ply::FULL,
+        old: [[0; 2]; E9_CHANGES],
+        new: [[0; 2]; E9_CHANGES],
+    };
+
+    #[inline(always)]
+    fn record(&mut self, old: [u32; 2], new: [u32; 2]) {
+        let n = self.n as usize;
+        if n < E9_CHANGES {
+            self.old[n] = old;
+            self.new[n] = new;
+            self.n += 1;
+        } else {
+            self.n = E9Ply::FULL;
+        }
+    }
 }
 
 /// The narrowest transformer whose refreshes start from the refresh cache.
@@ -73,6 +121,8 @@ pub(crate) struct Stack<F: FeatureSet, const FT: usize, const H1: usize, const H
     /// The refresh cache of the king-relative feature sets, for wide transformers (K+P never
     /// refreshes).
     cache: Option<RefreshCache>,
+    /// halfkpe9's plies, one per entry of `meta` (empty for the other feature sets).
+    e9: Vec<E9Ply>,
     top: usize,
     /// Plies pushed beyond the buffer (only when it could not grow: evaluated from scratch).
     overflow: usize,
@@ -100,9 +150,16 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
         meta.try_reserve_exact(INITIAL_PLIES)
             .map_err(|_| oom(INITIAL_PLIES * std::mem::size_of::<Meta>()))?;
         meta.push(Meta::ROOT);
+        let mut e9 = Vec::new();
+        if F::EFFECTS {
+            e9.try_reserve_exact(INITIAL_PLIES)
+                .map_err(|_| oom(INITIAL_PLIES * std::mem::size_of::<E9Ply>()))?;
+            e9.push(E9Ply::UNKNOWN);
+        }
         // Measured (tools/nnue_nps, the same build with and without): 1.11x nps with the cache on
         // halfkp_1024x2-8-32, 0.99x on halfkp_256x2-32-32, whose 512-byte rows are cheap to add.
-        let cached = F::KING_RELATIVE && ft >= REFRESH_CACHE_MIN_FT;
+        // (The cache's row sets span one king's plane: not halfkpe9's nine.)
+        let cached = F::KING_RELATIVE && !F::EFFECTS && ft >= REFRESH_CACHE_MIN_FT;
         let cache = if cached { Some(RefreshCache::new(&net, ft, s)?) } else { None };
         Ok(Stack {
             cache,
@@ -114,6 +171,7 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
             fv_scale: fv_scale.max(1),
             ft,
             meta,
+            e9,
             top: 0,
             overflow: 0,
             kings: false,
@@ -159,6 +217,9 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
         self.overflow = 0;
         self.kings = pos.king_square(Color::Black).is_some() && pos.king_square(Color::White).is_some();
         self.meta[0] = Meta::ROOT;
+        if F::EFFECTS {
+            self.e9[0] = E9Ply { effects: Effects::of(pos), known: true, n: 0, ..E9Ply::UNKNOWN };
+        }
     }
 
     /// The static evaluation of `pos`, the position the stack currently follows, from the side
@@ -224,10 +285,16 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
         Some([self.acc[b..b + ft].to_vec(), self.acc[w..w + ft].to_vec()])
     }
 
-    /// Rows a delta changes for one perspective (removed plus added).
+    /// Rows the move into ply `j` changes for one perspective (removed plus added); `None` when
+    /// that ply cannot be derived from the one before.
     #[inline(always)]
-    fn cost(d: &FeatureDelta) -> usize {
-        2 * d.n as usize + if F::KINGS && d.king_moved().is_some() { 2 } else { 0 }
+    fn cost(&self, j: usize) -> Option<usize> {
+        if F::EFFECTS {
+            let n = self.e9[j].n;
+            return (n != E9Ply::FULL).then_some(2 * n as usize);
+        }
+        let d = &self.meta[j].delta;
+        Some(2 * d.n as usize + if F::KINGS && d.king_moved().is_some() { 2 } else { 0 })
     }
 
     /// Whether `d` makes perspective `c` start again from the position.
@@ -252,7 +319,10 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
             if e.computed[p] {
                 break Some(from);
             }
-            cost += Self::cost(&e.delta);
+            let Some(rows) = self.cost(from) else {
+                break None;
+            };
+            cost += rows;
             if e.root || Self::refreshes(&e.delta, c) || from == 0 || cost > max_cost {
                 break None;
             }
@@ -278,6 +348,24 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
         let key = F::key(orient(c, ksq));
         let s = stride(ft);
         let acc: &mut [i16] = &mut self.acc;
+        if F::EFFECTS {
+            let base = F::index(key, 0);
+            for (j, m) in self.meta.iter_mut().enumerate().take(self.top + 1).skip(start + 1) {
+                let e = &self.e9[j];
+                let n = e.n as usize;
+                let mut removed = [0u32; E9_CHANGES];
+                let mut added = [0u32; E9_CHANGES];
+                for i in 0..n {
+                    removed[i] = base + e.old[i][p];
+                    added[i] = base + e.new[i][p];
+                }
+                let (lo, hi) = acc.split_at_mut((2 * j + p) * s);
+                let prev = &lo[(2 * j - 2 + p) * s..][..ft];
+                simd.update::<FT>(net, ft, prev, &mut hi[..ft], &removed[..n], &added[..n]);
+                m.computed[p] = true;
+            }
+            return;
+        }
         for (j, m) in self.meta.iter_mut().enumerate().take(self.top + 1).skip(start + 1) {
             let d = &m.delta;
             let mut removed = [0u32; 3];
@@ -317,19 +405,20 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
     fn grow(&mut self) -> bool {
         let plies = self.meta.len();
         let room = self.acc.len() / (2 * stride(self.ft()));
-        if plies < room {
-            self.meta.push(Meta::ROOT);
-            return true;
+        if plies >= room {
+            let Ok(mut bigger) = AlignedVec::try_new(2 * self.acc.len()) else {
+                return false;
+            };
+            bigger[..self.acc.len()].copy_from_slice(&self.acc);
+            self.acc = bigger;
         }
-        let Ok(mut bigger) = AlignedVec::try_new(2 * self.acc.len()) else {
-            return false;
-        };
-        bigger[..self.acc.len()].copy_from_slice(&self.acc);
-        self.acc = bigger;
-        if self.meta.try_reserve(plies).is_err() {
+        if self.meta.try_reserve(1).is_err() || (F::EFFECTS && self.e9.try_reserve(1).is_err()) {
             return false;
         }
         self.meta.push(Meta::ROOT);
+        if F::EFFECTS {
+            self.e9.push(E9Ply::UNKNOWN);
+        }
         true
     }
 
@@ -369,12 +458,80 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
     pub(crate) fn on_do_move(&mut self, before: &Position, m: Move) {
         let delta = if self.kings {
             let d = FeatureDelta::of_move(before, m);
-            self.prefetch(before, &d);
+            // halfkpe9's rows are known only once the move is made (`on_moved`).
+            if !F::EFFECTS {
+                self.prefetch(before, &d);
+            }
             d
         } else {
             FeatureDelta::NONE
         };
         self.push(delta);
+        if F::EFFECTS && self.overflow == 0 {
+            // Until `on_moved` says otherwise, this ply cannot be derived.
+            self.e9[self.top].known = false;
+            self.e9[self.top].n = E9Ply::FULL;
+        }
+    }
+
+    /// halfkpe9: `m` has been made and `after` is the new position. Records its attack counts
+    /// and the rows the move changed: the moving and captured pieces' (their old rows with the
+    /// counts before, their new ones with the counts after), and those of every other piece whose
+    /// square's counts changed.
+    #[inline]
+    pub(crate) fn on_moved(&mut self, after: &Position, m: Move) {
+        if !F::EFFECTS || !self.kings || self.overflow > 0 || self.top == 0 {
+            return;
+        }
+        let (top, now) = (self.top, Effects::of(after));
+        let (prev, derivable) = (self.e9[top - 1].effects, self.e9[top - 1].known);
+        let d = self.meta[top].delta;
+        let ply = &mut self.e9[top];
+        ply.effects = now;
+        ply.known = true;
+        if !derivable {
+            ply.n = E9Ply::FULL;
+            return;
+        }
+        ply.n = 0;
+        let (b, w) = (Color::Black, Color::White);
+        for ch in d.changes() {
+            ply.record(
+                [with_counts(&prev, b, ch.old[0]), with_counts(&prev, w, ch.old[1])],
+                [with_counts(&now, b, ch.new[0]), with_counts(&now, w, ch.new[1])],
+            );
+        }
+        // The other pieces stand where they stood; the moved piece (or the king) is on `to`.
+        let still =
+            after.occupied().and_not(after.pieces_of(PieceType::King) | Bitboard::from_square(m.to()));
+        for sq in prev.changed(&now) & still {
+            let Some(pc) = after.piece_on(sq) else {
+                continue;
+            };
+            let bp = [u32::from(board_piece(b, pc, sq)), u32::from(board_piece(w, pc, sq))];
+            ply.record(
+                [PLANE * prev.plane(b, sq) + bp[0], PLANE * prev.plane(w, sq) + bp[1]],
+                [PLANE * now.plane(b, sq) + bp[0], PLANE * now.plane(w, sq) + bp[1]],
+            );
+        }
+        let ply = &self.e9[top];
+        if ply.n == E9Ply::FULL {
+            return;
+        }
+        let ft = self.ft();
+        for c in Color::ALL {
+            let Some(ksq) = after.king_square(c) else {
+                continue;
+            };
+            if Self::refreshes(&d, c) {
+                continue;
+            }
+            let (base, p) = (F::index(F::key(orient(c, ksq)), 0), c.index());
+            for i in 0..ply.n as usize {
+                prefetch_row(&self.net, base + ply.old[i][p], ft);
+                prefetch_row(&self.net, base + ply.new[i][p], ft);
+            }
+        }
     }
 
     #[inline]
@@ -386,6 +543,10 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
     #[inline]
     pub(crate) fn on_do_null_move(&mut self) {
         self.push(FeatureDelta::NONE);
+        if F::EFFECTS && self.overflow == 0 && self.top > 0 {
+            let prev = self.e9[self.top - 1];
+            self.e9[self.top] = E9Ply { n: if prev.known { 0 } else { E9Ply::FULL }, ..prev };
+        }
     }
 
     #[inline]

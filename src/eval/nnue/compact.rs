@@ -142,8 +142,8 @@ impl std::error::Error for CompactError {
     }
 }
 
-/// The rows of the factor `P` of a feature set (the within-plane indices); `None` for a set the
-/// engine does not evaluate.
+/// The rows of the factor `P` of a feature set (the within-plane indices); `None` for halfkpe9,
+/// whose rows also depend on attack counts (its nets are kept as `nn.bin` only).
 pub const fn plane(kind: FeatureKind) -> Option<usize> {
     match kind {
         FeatureKind::HalfKp | FeatureKind::HalfKpVm => Some(FE_END),
@@ -221,7 +221,7 @@ fn decode_named(buf: &[u8]) -> Result<(Shape, Vec<u8>), CompactError> {
             let name = c.take(n.min(MAX_NAME + 1), "shape name")?;
             let text = String::from_utf8_lossy(name);
             match Shape::from_name(&text) {
-                Some(s) if n <= MAX_NAME && s.features.supported() => s,
+                Some(s) if n <= MAX_NAME && plane(s.features).is_some() => s,
                 _ => return Err(CompactError::Shape(text.into_owned())),
             }
         }
@@ -602,7 +602,7 @@ mod tests {
         let shape = halfkahm2();
         let (p_start, bitmap, masks, residuals) = offsets(c, shape);
         assert!(renamed(c, b"halfkahm2_256x2-32-32") == *c);
-        // Names of no shape, of a shape the engine does not evaluate, too long, not UTF-8.
+        // Names of no shape, of a shape the compact form does not hold, too long, not UTF-8.
         for name in [
             &b""[..],
             b"halfkahm2",

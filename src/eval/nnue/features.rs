@@ -5,6 +5,7 @@
 //!  set        row of BonaPiece bp, own king on k (both oriented)          kings   rows
 //!  halfkp     1548 k + bp                                                 no      81 x 1548
 //!  halfkpvm   1548 k' + m(bp)                                             no      45 x 1548
+//!  halfkpe9   81 x 1548 x (3 e_own + e_enemy) + 1548 k + bp               no      9 x 81 x 1548
 //!  halfka1    1710 k + bp                                                 yes     81 x 1710
 //!  halfkahm1  1710 k' + m(bp)                                             yes     45 x 1710
 //!  halfka2    1629 k + f(bp)                                              yes     81 x 1629
@@ -19,8 +20,12 @@
 //! In the sets that hold the kings, a move of the own king changes every row (its square keys
 //! them all), so that perspective is recomputed; a move of the enemy king changes one feature.
 //! K+P keys nothing by the king: every move, king moves too, is a few changed features.
+//!
+//! halfkpe9 also splits every board piece by the attack counts on its square ([`super::effects`]):
+//! a move changes the rows of every piece whose square's counts it changes, besides its own.
 
 use super::bona::{self, F_KING, MAX_PIECES};
+use super::effects::{self, Effects};
 use super::shape::{FeatureKind, E_KING, FE_END2};
 use super::FE_END;
 use crate::position::Position;
@@ -43,6 +48,9 @@ pub trait FeatureSet: 'static + Send + Sync {
     const KING_RELATIVE: bool;
     /// The kings' BonaPieces are features.
     const KINGS: bool;
+    /// The rows also depend on the attack counts on each piece's square (halfkpe9): `index`
+    /// gives plane 0, and the accumulator stack records the other pieces a move re-plans.
+    const EFFECTS: bool = false;
     /// The key of a perspective whose own king is on `king` (oriented).
     fn key(king: usize) -> Key;
 
@@ -183,6 +191,40 @@ impl FeatureSet for Kp {
     }
 }
 
+/// HalfKPE9(Friend): HalfKP's rows, each board piece in one of nine planes by the attack counts
+/// on its square (YaneuraOu's `HalfKPE9`; see [`super::effects`]).
+pub struct HalfKpE9;
+
+impl FeatureSet for HalfKpE9 {
+    const KIND: FeatureKind = FeatureKind::HalfKpE9;
+    const KING_RELATIVE: bool = true;
+    const KINGS: bool = false;
+    const EFFECTS: bool = true;
+
+    #[inline(always)]
+    fn key(king: usize) -> Key {
+        HalfKp::key(king)
+    }
+
+    /// The row of `bp` in plane 0; the stack adds the plane (`effects::with_counts`).
+    #[inline(always)]
+    fn index(key: Key, bp: u16) -> u32 {
+        HalfKp::index(key, bp)
+    }
+
+    #[inline]
+    fn active(pos: &Position, perspective: Color) -> Option<Active> {
+        let (king, _) = bona::kings(pos, perspective)?;
+        let base = Self::index(Self::key(king), 0);
+        let e = Effects::of(pos);
+        let mut out = Active { len: 0, rows: [0; MAX_ACTIVE] };
+        bona::for_each_piece(pos, perspective, |bp| {
+            out.push(base + effects::with_counts(&e, perspective, bp))
+        });
+        Some(out)
+    }
+}
+
 const _: () = assert!(F_KING as usize == FE_END && FE_END2 == FE_END + 162);
 
 #[cfg(test)]
@@ -214,6 +256,18 @@ mod tests {
         in_range::<HalfKa2>();
         in_range::<HalfKaHm2>();
         in_range::<Kp>();
+    }
+
+    #[test]
+    fn halfkpe9_rows_stay_in_range() {
+        // The ninth plane's last row: the king on 9i (80), an enemy dragon on 1a... as BonaPiece
+        // 1547, in plane 8 (two attackers of each side).
+        let last = 8 * effects::PLANE + HalfKpE9::index(HalfKpE9::key(80), 1547);
+        assert_eq!(last, FeatureKind::HalfKpE9.inputs() as u32 - 1);
+        let pos = Position::startpos();
+        let rows = HalfKpE9::active(&pos, Color::White).unwrap();
+        assert_eq!(rows.as_slice().len(), 38);
+        assert!(rows.as_slice().iter().all(|&r| r < FeatureKind::HalfKpE9.inputs() as u32));
     }
 
     #[test]

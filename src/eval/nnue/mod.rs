@@ -1,5 +1,5 @@
 //! YaneuraOu-compatible NNUE evaluation: `nn.bin` nets of every normal shape of YaneuraOu's
-//! family, detected when the file loads — feature sets halfkp, kp, halfkpvm, halfka1,
+//! family, detected when the file loads — feature sets halfkp, kp, halfkpvm, halfkpe9, halfka1,
 //! halfkahm1, halfka2, halfkahm2, any transformer width from 16 to 4096 per perspective (a
 //! multiple of 16) and any hidden widths up to 1024. The format, feature numbering and exact
 //! arithmetic are specified in `docs/nnue-format.md`; `tests/nnue.rs` proves this implementation
@@ -10,6 +10,7 @@
 //! - [`network`]: reading and checking `nn.bin` ([`Network`], [`NnueError`]).
 //! - [`bona`]: BonaPiece numbering, the pieces of a position, what a move changes.
 //! - [`features`]: each feature set's rows from BonaPieces.
+//! - [`effects`]: the attack counts on each square that halfkpe9's rows also depend on.
 //! - [`accumulator`]: the transformer accumulators and the incremental stack, per shape.
 //! - [`refresh_cache`]: the accumulators cached per king square, from which refreshes start.
 //! - [`state`]: [`NnueState`], the evaluator of any supported shape.
@@ -42,6 +43,7 @@ pub mod accumulator;
 pub mod aligned;
 pub mod bona;
 pub mod compact;
+pub mod effects;
 pub mod embedded_net;
 pub mod features;
 pub mod layers;

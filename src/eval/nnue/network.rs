@@ -51,7 +51,8 @@ pub enum NnueError {
     /// No shape of the family has this file's size: `len` bytes, after a string of `arch_len`
     /// bytes; `mismatch.named` is the shape the string names, if any.
     Size { len: usize, arch_len: usize, mismatch: Mismatch },
-    /// The file is of a shape this engine recognises but does not evaluate.
+    /// The file is of a shape this build has no evaluator for (every build has one for each
+    /// feature set of the family; kept so that a build without one answers with a message).
     Unsupported { shape: Shape },
     /// The allocator refused the memory of the file or of the weights (`bytes` of it).
     OutOfMemory { bytes: usize },
@@ -67,7 +68,12 @@ impl fmt::Display for NnueError {
                 write!(f, "{} is not a regular file (a folder, pipe or device); not read", path.display())
             }
             NnueError::TooLarge { len } => {
-                write!(f, "NNUE file is {} MiB, larger than any net ({} MiB at most)", len >> 20, MAX_FILE_BYTES >> 20)
+                write!(
+                    f,
+                    "NNUE file is {} MiB, larger than any net ({} MiB at most)",
+                    len >> 20,
+                    MAX_FILE_BYTES >> 20
+                )
             }
             NnueError::Truncated { len } => {
                 write!(f, "NNUE file is truncated: {len} bytes end inside its header")
@@ -81,14 +87,18 @@ impl fmt::Display for NnueError {
                     Some(s) => {
                         let need = 12 + arch_len + s.body_bytes();
                         let how = if *len < need { "truncated" } else { "too long" };
-                        write!(f, "; it describes itself as {s}, which takes {need} bytes ({how} by {})", len.abs_diff(need))
+                        write!(
+                            f,
+                            "; it describes itself as {s}, which takes {need} bytes ({how} by {})",
+                            len.abs_diff(need)
+                        )
                     }
                     None => write!(f, "; its architecture string names no shape either"),
                 }
             }
             NnueError::Unsupported { shape } => write!(
                 f,
-                "NNUE file is a {shape} net: the {} feature set is recognised but not supported by this engine",
+                "NNUE file is a {shape} net: this build has no evaluator for the {} feature set",
                 shape.features.name()
             ),
             NnueError::OutOfMemory { bytes } => {
@@ -224,9 +234,6 @@ impl Network {
         let body = bytes.len() - r.pos;
         let (shape, others) = Shape::identify(file_hash, &architecture, body)
             .map_err(|mismatch| NnueError::Size { len: bytes.len(), arch_len, mismatch })?;
-        if !shape.features.supported() {
-            return Err(NnueError::Unsupported { shape });
-        }
 
         let mut warnings = Vec::new();
         match Shape::from_architecture(&architecture) {

@@ -46,7 +46,6 @@ pub enum FeatureKind {
     /// HalfKA_hm2(Friend): HalfKA2 mirrored (nnue-pytorch's and rshogi's "HalfKA_hm").
     HalfKaHm2,
     /// HalfKPE9(Friend): HalfKP with each board piece also split by the attacks on its square.
-    /// Recognised (named in messages) but not read by this engine.
     HalfKpE9,
 }
 
@@ -126,11 +125,6 @@ impl FeatureKind {
     pub fn from_name(name: &str) -> Option<FeatureKind> {
         let n = name.trim().to_ascii_lowercase();
         FeatureKind::ALL.into_iter().find(|k| n == k.name() || n == k.string_name().to_ascii_lowercase())
-    }
-
-    /// Whether this engine can evaluate nets of this kind.
-    pub const fn supported(self) -> bool {
-        !matches!(self, FeatureKind::HalfKpE9)
     }
 }
 
@@ -281,8 +275,8 @@ impl Shape {
         shape.valid().then_some(shape)
     }
 
-    /// Every valid shape (with a supported or recognised feature set) whose body after the
-    /// architecture string is exactly `body` bytes. Most sizes have none or one; ties are rare.
+    /// Every valid shape whose body after the architecture string is exactly `body` bytes. Most
+    /// sizes have none or one; ties are rare.
     pub fn with_body_bytes(body: usize) -> Vec<Shape> {
         let mut found = Vec::new();
         for features in FeatureKind::ALL {

@@ -8,7 +8,7 @@
 //! loop is the shape's own.
 
 use super::accumulator::Stack;
-use super::features::{FeatureSet, HalfKa1, HalfKa2, HalfKaHm1, HalfKaHm2, HalfKp, HalfKpVm, Kp};
+use super::features::{FeatureSet, HalfKa1, HalfKa2, HalfKaHm1, HalfKaHm2, HalfKp, HalfKpE9, HalfKpVm, Kp};
 use super::network::{Network, NnueError};
 use super::simd::Simd;
 use crate::position::{MoveObserver, Position};
@@ -81,6 +81,7 @@ evaluators! {
         #[cfg(not(target_family = "wasm"))] HalfKp1024x8x64 => HalfKp, 1024, 8, 64;
         #[cfg(not(target_family = "wasm"))] Kp256 => Kp, 256, 32, 32;
         #[cfg(not(target_family = "wasm"))] HalfKpVm256 => HalfKpVm, 256, 32, 32;
+        #[cfg(not(target_family = "wasm"))] HalfKpE9x256 => HalfKpE9, 256, 32, 32;
         #[cfg(not(target_family = "wasm"))] HalfKa1x256 => HalfKa1, 256, 32, 32;
         #[cfg(not(target_family = "wasm"))] HalfKaHm1x256 => HalfKaHm1, 256, 32, 32;
         #[cfg(not(target_family = "wasm"))] HalfKa2x256 => HalfKa2, 256, 32, 32;
@@ -90,6 +91,7 @@ evaluators! {
         AnyHalfKp => HalfKp;
         AnyKp => Kp;
         AnyHalfKpVm => HalfKpVm;
+        AnyHalfKpE9 => HalfKpE9;
         AnyHalfKa1 => HalfKa1;
         AnyHalfKaHm1 => HalfKaHm1;
         AnyHalfKa2 => HalfKa2;
@@ -180,6 +182,7 @@ impl NnueState {
             Inner::AnyHalfKp(_)
                 | Inner::AnyKp(_)
                 | Inner::AnyHalfKpVm(_)
+                | Inner::AnyHalfKpE9(_)
                 | Inner::AnyHalfKa1(_)
                 | Inner::AnyHalfKaHm1(_)
                 | Inner::AnyHalfKa2(_)
@@ -192,6 +195,13 @@ impl MoveObserver for NnueState {
     #[inline]
     fn on_do_move(&mut self, before: &Position, m: Move) {
         dispatch!(&mut self.0, s => s.on_do_move(before, m))
+    }
+
+    /// halfkpe9 records what the move changed from the new position; the other sets did so
+    /// before the move.
+    #[inline]
+    fn on_moved(&mut self, after: &Position, m: Move) {
+        dispatch!(&mut self.0, s => s.on_moved(after, m))
     }
 
     #[inline]
