@@ -25,7 +25,8 @@ computed by the referee's formulas), and the other fields as options.
 `check` fails (status 1) when the ledger is malformed (a field out of form, an id repeated or out
 of order, W + D + L not the games, an Elo, its bounds or an LLR that are not the referee's
 figures for the W-D-L at the precision recorded) or when a generated table in a document
-differs from what the ledger renders. A migrated figure that the formulas do not give is kept as
+differs from what the ledger renders, or when a row whose notes say "pooled" and name rows is not
+their sum. A migrated figure that the formulas do not give is kept as
 it was recorded only where the row's notes say so (`elo_hi +168 as recorded`).
 
 A generated table stands between two marker lines in a Markdown file:
@@ -35,8 +36,8 @@ A generated table stands between two marker lines in a Markdown file:
     <!-- /ledger -->
 
 STYLE picks its columns (`glance`: comparison, commit, per move, games, W-D-L, Elo; `summary`:
-run, commit, comparison, per move, games, W-D-L, result; `matches`: run, commit, match, games,
-W-D-L, Elo) and the ids its rows, in that order. `render` rewrites every such table (of FILE, or
+run, commit, comparison and its notes, per move, games, W-D-L, Elo and SPRT) and the ids its
+rows, in that order. `render` rewrites every such table (of FILE, or
 of the documents `check` reads) from the ledger.
 """
 
@@ -190,6 +191,13 @@ def row_problems(row: dict[str, str], before: list[dict[str, str]]) -> list[str]
             problems.append(f"{rid}: {col} {row[col]} is not {value:+.1f}, the referee's figure for {w}-{d}-{l}")
     if (row["elo_lo"] == "") != (row["elo_hi"] == "") or (row["elo_lo"] and not row["elo"]):
         problems.append(f"{rid}: an Elo's bounds go together, and with the Elo")
+    pooled = re.findall(r"R[0-9]{4}", row["notes"]) if "pooled" in row["notes"] else []
+    if pooled:
+        parts = [r for r in before if r["id"] in pooled]
+        if len(parts) != len(set(pooled)):
+            problems.append(f"{rid}: pools {', '.join(pooled)}, not all of them rows before it")
+        elif [sum(int(r[c]) for r in parts) for c in "wdl"] != [w, d, l]:
+            problems.append(f"{rid}: {w}-{d}-{l} is not the sum of the rows it pools ({', '.join(pooled)})")
     if row["llr"] or row["verdict"]:
         if not row["sprt"]:
             problems.append(f"{rid}: an LLR or a verdict without the SPRT's bounds")
@@ -283,8 +291,6 @@ STYLES = {
     "summary": (("run", "commit", "comparison", "per move", "games", "W-D-L", "result"),
                 lambda r: (r["id"], r["commits"], described(r), per_move(r), f"{int(r['games']):,}", wdl(r),
                            result_text(r))),
-    "matches": (("run", "commit", "match", "games", "W-D-L", "Elo"),
-                lambda r: (r["id"], r["commits"], described(r), f"{int(r['games']):,}", wdl(r), result_text(r))),
 }
 
 

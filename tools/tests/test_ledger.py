@@ -159,6 +159,9 @@ class Ledger(unittest.TestCase):
                 (line() + line(), "R0001 has a row already"),
                 (line() + line(id="R0003"), "R0003 follows R0001"),
                 (line(label=""), "label is empty"),
+                (line() + line(id="R0002") + line(id="R0003", notes="R0001 and R0002 pooled"),
+                 "6-1-3 is not the sum of the rows it pools (R0001, R0002)"),
+                (line(notes="pooled: R0002"), "pools R0002, not all of them rows before it"),
                 (line(date="7 Dec"), "date '7 Dec' is not of the form"),
                 (line()[:-1] + "\tan extra field\n", "28 fields, not 27")):
             with self.subTest(message=message):
@@ -181,7 +184,7 @@ class Ledger(unittest.TestCase):
         readme = os.path.join(self.repo, "README.md")
         with open(readme, "w") as f:
             f.write("# Title\n\n<!-- ledger:table glance R0002 R0001 -->\n| stale |\n<!-- /ledger -->\n\n"
-                    "<!-- ledger:table matches R0001 -->\n<!-- /ledger -->\ntext\n")
+                    "<!-- ledger:table summary R0001 -->\n<!-- /ledger -->\ntext\n")
         r = ledger(self.repo, "check")
         self.assertEqual(r.returncode, 1)
         self.assertIn("README.md:4: the table `glance` differs from the ledger: '| stale |'", r.stderr)
@@ -197,10 +200,10 @@ class Ledger(unittest.TestCase):
 | first | abc1234 | byoyomi 1 s | 10 | 6-1-3 | +107.5 [-91.6, +446.5] |
 <!-- /ledger -->
 
-<!-- ledger:table matches R0001 -->
-| run | commit | match | games | W-D-L | Elo |
-|---|---|---|---|---|---|
-| R0001 | abc1234 | first (seed 5) | 10 | 6-1-3 | +107.5 [-91.6, +446.5], LLR 0.10, undecided (SPRT [0, 10]) |
+<!-- ledger:table summary R0001 -->
+| run | commit | comparison | per move | games | W-D-L | result |
+|---|---|---|---|---|---|---|
+| R0001 | abc1234 | first (seed 5) | byoyomi 1 s | 10 | 6-1-3 | +107.5 [-91.6, +446.5], LLR 0.10, undecided (SPRT [0, 10]) |
 <!-- /ledger -->
 text
 """)
