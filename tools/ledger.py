@@ -281,7 +281,7 @@ def result_text(row: dict[str, str]) -> str:
 
 
 def described(row: dict[str, str]) -> str:
-    return row["label"] + (f" ({row['notes']})" if row["notes"] else "")
+    return row["label"] + (f"; {row['notes']}" if row["notes"] else "")
 
 
 STYLES = {

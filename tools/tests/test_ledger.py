@@ -203,7 +203,7 @@ class Ledger(unittest.TestCase):
 <!-- ledger:table summary R0001 -->
 | run | commit | comparison | per move | games | W-D-L | result |
 |---|---|---|---|---|---|---|
-| R0001 | abc1234 | first (seed 5) | byoyomi 1 s | 10 | 6-1-3 | +107.5 [-91.6, +446.5], LLR 0.10, undecided (SPRT [0, 10]) |
+| R0001 | abc1234 | first; seed 5 | byoyomi 1 s | 10 | 6-1-3 | +107.5 [-91.6, +446.5], LLR 0.10, undecided (SPRT [0, 10]) |
 <!-- /ledger -->
 text
 """)
