@@ -274,9 +274,8 @@ def elo_text(row: dict[str, str]) -> str:
 def result_text(row: dict[str, str]) -> str:
     parts = [elo_text(row)] if row["elo"] else []
     if row["sprt"]:
-        sprt = "SPRT [" + row["sprt"] + "]"
-        parts.append(", ".join(p for p in (f"LLR {row['llr']}" if row["llr"] else "", row["verdict"]) if p)
-                     + f" ({sprt})")
+        test = ", ".join(p for p in (f"LLR {row['llr']}" if row["llr"] else "", row["verdict"]) if p)
+        parts.append(f"{test} (SPRT [{row['sprt']}])" if test else f"SPRT [{row['sprt']}]")
     return ", ".join(parts)
 
 
