@@ -6,6 +6,7 @@ The documents' result tables are rendered from it, and `check` fails when one di
     python3 -m tools.ledger match --label TEXT [--referee PATH] [--log FILE] [--notes TEXT]
         [--commits TEXT] [--dry-run] -- ENGINE_A ENGINE_B [REFEREE OPTIONS...]
     python3 -m tools.ledger append --label TEXT (--from-log FILE | --wdl W-D-L) [--FIELD VALUE...]
+    python3 -m tools.ledger pool ID ID... --label TEXT [--notes TEXT]
     python3 -m tools.ledger check                                # part of `make check`
     python3 -m tools.ledger render [FILE...]
     python3 -m tools.ledger show ID...
@@ -21,6 +22,10 @@ nothing (status 1).
 `append` adds a row by hand-free means for runs played otherwise: the summary read from a
 referee's log (--from-log) or the W-D-L given (the Elo, its bounds and the LLR are then
 computed by the referee's formulas), and the other fields as options.
+
+`pool` appends the pool of runs already in the ledger (a test carried on over the openings the
+first run had not reached, `python3 -m tools.unplayed_openings`): their W-D-L summed, the Elo and
+bounds and, when they share an SPRT, the LLR by the referee's formulas; its notes name the runs.
 
 `check` fails (status 1) when the ledger is malformed (a field out of form, an id repeated or out
 of order, W + D + L not the games, an Elo, its bounds or an LLR that are not the referee's
@@ -499,6 +504,34 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_pool(args: argparse.Namespace) -> int:
+    rows = read_ledger(args.repo)
+    by_id = {r["id"]: r for r in rows}
+    missing = [i for i in args.ids if i not in by_id]
+    if missing:
+        raise Fatal(f"{', '.join(missing)} not in {LEDGER}")
+    if len(set(args.ids)) != len(args.ids) or len(args.ids) < 2:
+        raise Fatal("pool wants two or more different runs")
+    parts = [by_id[i] for i in args.ids]
+    w, d, l = (sum(int(r[c]) for r in parts) for c in "wdl")
+    elo, lo, hi = summary(w, d, l)
+    # What the runs share is the pool's; what differs between them stays in their own rows.
+    shared = {c: parts[0][c] for c in ("commits", "engine_a", "options_a", "engine_b", "options_b", "clock", "nodes",
+                                       "threads", "hash", "openings", "machine", "sprt")
+              if all(r[c] == parts[0][c] for r in parts)}
+    fields = shared | {"date": args.date, "w": str(w), "d": str(d), "l": str(l), "games": str(w + d + l),
+                       "elo": f"{elo:+.1f}", "elo_lo": f"{lo:+.1f}", "elo_hi": f"{hi:+.1f}", "label": args.label,
+                       "notes": "; ".join(n for n in (f"pooled: {', '.join(args.ids)}", args.notes) if n)}
+    if shared.get("sprt"):
+        e0, e1 = (float(x) for x in shared["sprt"].split(","))
+        value = llr(w, d, l, e0, e1)
+        fields |= {"llr": f"{value:.2f}", "verdict": verdict_of(value)}
+    row = add_row(args.repo, fields, args.dry_run)
+    if not args.dry_run:
+        print(f"{row['id']}: {wdl(row)} over {row['games']}, {result_text(row)} appended to {LEDGER}")
+    return 0
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     by_id = {r["id"]: r for r in read_ledger(args.repo)}
     for rid in args.ids:
@@ -602,6 +635,14 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("files", nargs="*", metavar="FILE", help="Markdown files (default: the documents check reads)")
     r.set_defaults(run=cmd_render)
 
+    o = sub.add_parser("pool", help="append the pool of runs of the ledger: their W-D-L summed, Elo and LLR computed")
+    o.add_argument("ids", nargs="+", metavar="ID", help="the runs (over different games: see docs/strength.md)")
+    o.add_argument("--label", required=True, help="what the pool compares, as the tables show it")
+    o.add_argument("--notes", default="", help="anything else worth keeping")
+    o.add_argument("--date", help="the pool's date (default: today, UTC)")
+    o.add_argument("--dry-run", action="store_true", help="print the row, change nothing")
+    o.set_defaults(run=cmd_pool)
+
     s = sub.add_parser("show", help="a run's fields")
     s.add_argument("ids", nargs="+", metavar="ID")
     s.set_defaults(run=cmd_show)
@@ -628,7 +669,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(args: argparse.Namespace) -> int:
     args.repo = args.repo.resolve()
-    if args.command_name == "append" and args.date is None:
+    if args.command_name in ("append", "pool") and args.date is None:
         args.date = today()
     return args.run(args)
 

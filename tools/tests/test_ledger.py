@@ -142,6 +142,26 @@ class Ledger(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("LLR 2.99 is not 0.10", r.stderr)
 
+    def test_pool_sums_runs_of_the_ledger(self):
+        for wdl_, seed in (("6-1-3", "1"), ("4-0-6", "2")):
+            r = ledger(self.repo, "append", "--wdl", wdl_, "--sprt", "0,10", "--label", "a run", "--seed", seed,
+                       "--nodes", "5000", "--commits", "abc1234")
+            self.assertEqual(r.returncode, 0, r.stderr)
+        r = ledger(self.repo, "pool", "R0001", "R0002", "--label", "both", "--date", "2026-12-07")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        pool = self.rows()[2]
+        elo, lo, hi = summary(10, 1, 9)
+        self.assertEqual({k: pool[k] for k in ("id", "commits", "nodes", "seed", "games", "w", "d", "l", "elo",
+                                               "elo_lo", "elo_hi", "sprt", "llr", "verdict", "notes")},
+                         {"id": "R0003", "commits": "abc1234", "nodes": "5000", "seed": "", "games": "20", "w": "10",
+                          "d": "1", "l": "9", "elo": f"{elo:+.1f}", "elo_lo": f"{lo:+.1f}", "elo_hi": f"{hi:+.1f}",
+                          "sprt": "0, 10", "llr": f"{llr(10, 1, 9, 0, 10):.2f}", "verdict": "undecided",
+                          "notes": "pooled: R0001, R0002"})
+        self.assertEqual(ledger(self.repo, "check").returncode, 0)
+        r = ledger(self.repo, "pool", "R0001", "R0009", "--label", "x")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("R0009 not in", r.stderr)
+
     def test_check_finds_bad_rows(self):
         good = {c: "" for c in COLUMNS} | {"id": "R0001", "games": "10", "w": "6", "d": "1", "l": "3",
                                            "elo": "+107.5", "elo_lo": "-91.6", "elo_hi": "+446.5", "label": "x"}
