@@ -41,7 +41,7 @@ A generated table stands between two marker lines in a Markdown file:
     <!-- /ledger -->
 
 STYLE picks its columns (`glance`: comparison, commit, per move, games, W-D-L, Elo; `summary`:
-run, commit, comparison and its notes, per move, games, W-D-L, Elo and SPRT) and the ids its
+run, commit, comparison with its notes and seed, per move, games, W-D-L, Elo and SPRT) and the ids its
 rows, in that order. `render` rewrites every such table (of FILE, or
 of the documents `check` reads) from the ledger.
 """
@@ -285,7 +285,8 @@ def result_text(row: dict[str, str]) -> str:
 
 
 def described(row: dict[str, str]) -> str:
-    return row["label"] + (f"; {row['notes']}" if row["notes"] else "")
+    seed = f"seed{'s' if ',' in row['seed'] else ''} {row['seed']}" if row["seed"] else ""
+    return "; ".join(p for p in (row["label"], row["notes"], seed) if p)
 
 
 STYLES = {
