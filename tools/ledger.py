@@ -71,7 +71,7 @@ COLUMNS = ("id", "date", "commits", "engine_a", "options_a", "engine_b", "option
            "threads", "hash", "seed", "openings", "concurrency", "machine", "games", "w", "d", "l", "elo",
            "elo_lo", "elo_hi", "sprt", "llr", "verdict", "label", "notes")
 NUMBER = r"0|[1-9][0-9]*"
-SIGNED = r"[+-](?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
+SIGNED = r"[+-]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
 FORMS = {
     "id": re.compile(r"R[0-9]{4}"),
     "date": re.compile(r"\d{4}-\d{2}-\d{2}(?: to \d{4}-\d{2}-\d{2})?"),
