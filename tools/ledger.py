@@ -241,6 +241,18 @@ def read_ledger(root: Path) -> list[dict[str, str]]:
     return rows
 
 
+def result_fields(w: int, d: int, l: int, sprt: str = "") -> dict[str, str]:
+    """The row's figures for a W-D-L (and an SPRT's `ELO0, ELO1`) by the referee's formulas."""
+    elo, lo, hi = summary(w, d, l)
+    fields = {"w": str(w), "d": str(d), "l": str(l), "games": str(w + d + l), "elo": f"{elo:+.1f}",
+              "elo_lo": f"{lo:+.1f}", "elo_hi": f"{hi:+.1f}"}
+    if sprt:
+        e0, e1 = (float(x) for x in sprt.split(","))
+        value = llr(w, d, l, e0, e1)
+        fields |= {"sprt": f"{e0:g}, {e1:g}", "llr": f"{value:.2f}", "verdict": verdict_of(value)}
+    return fields
+
+
 def add_row(root: Path, fields: dict[str, str], dry_run: bool = False) -> dict[str, str]:
     """`fields` appended to the ledger as a new row with the next id (checked first)."""
     rows = read_ledger(root)
@@ -561,10 +573,7 @@ def cmd_append(args: argparse.Namespace) -> int:
         m = re.fullmatch(r"(\d+)-(\d+)-(\d+)", args.wdl)
         if not m:
             raise Fatal(f"--wdl wants W-D-L, got {args.wdl!r}")
-        w, d, l = (int(x) for x in m.groups())
-        elo, lo, hi = summary(w, d, l)
-        fields |= {"w": str(w), "d": str(d), "l": str(l), "games": str(w + d + l), "elo": f"{elo:+.1f}",
-                   "elo_lo": f"{lo:+.1f}", "elo_hi": f"{hi:+.1f}"}
+        fields |= result_fields(*(int(x) for x in m.groups()))
     else:
         raise Fatal("--from-log or --wdl gives the result")
     fields |= {col: getattr(args, col) for col in FIELD_OPTIONS if getattr(args, col) is not None}
