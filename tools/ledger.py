@@ -323,6 +323,17 @@ def render_table(style: str, ids: list[str], by_id: dict[str, dict[str, str]]) -
     return lines
 
 
+def difference(line: str, rendered: str) -> str:
+    """Where a table's line differs from the ledger's rendering: the first cell that differs, with
+    its row's first cell, or the whole lines."""
+    cells, want = line.split(" | "), rendered.split(" | ")
+    if line and rendered and len(cells) == len(want):
+        k = next(k for k, (a, b) in enumerate(zip(cells, want)) if a != b)
+        return (f"{cells[0].lstrip('| ')}: {cells[k].strip(' |')!r} where the ledger has {want[k].strip(' |')!r}"
+                if k else f"{line!r} where the ledger renders {rendered!r}")
+    return f"{(line or '(nothing)')!r} where the ledger renders {(rendered or '(nothing)')!r}"
+
+
 def render_text(text: str, by_id: dict[str, dict[str, str]], name: str) -> tuple[str, list[str]]:
     """`text` with every generated table rendered again, and the tables (`name:line STYLE`) that differed."""
     lines = text.split("\n")
@@ -348,8 +359,7 @@ def render_text(text: str, by_id: dict[str, dict[str, str]], name: str) -> tuple
         if old != table:
             first = next((k for k, (a, b) in enumerate(zip(old, table)) if a != b), min(len(old), len(table)))
             differ.append(f"{name}:{i + 2 + first}: the table `{m.group(1)}` differs from the ledger: "
-                          f"{(old[first] if first < len(old) else '(nothing)')!r} where the ledger renders "
-                          f"{(table[first] if first < len(table) else '(nothing)')!r}")
+                          + difference(old[first] if first < len(old) else "", table[first] if first < len(table) else ""))
         out += table + [CLOSE]
         i = end + 1
     return "\n".join(out), differ
