@@ -216,7 +216,8 @@ data:
 tools-venv: $(TOOLS_VENV)/.installed
 
 ## The Python tools' tests (tools/tests: every tool's `python3 -m tools.NAME` command and the match
-## helpers, the self-play records' tool in a git repository of its own; tools/*/tests: the USI
+## helpers, the self-play records' tool in a git repository of its own, the results ledger's
+## tool against a scripted referee; tools/*/tests: the USI
 ## wrapper and the referee's rules, SPSA arithmetic and driver, the clock arithmetic and games, all
 ## against scripted fake engines; a few seconds). In `make test`.
 test-tools: $(TOOLS_VENV)/.installed
