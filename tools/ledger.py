@@ -31,7 +31,8 @@ bounds and, when they share an SPRT, the LLR by the referee's formulas; its note
 of order, W + D + L not the games, an Elo, its bounds or an LLR that are not the referee's
 figures for the W-D-L at the precision recorded) or when a generated table in a document
 differs from what the ledger renders, or when a row whose notes say "pooled" and name rows is not
-their sum. A migrated figure that the formulas do not give is kept as
+their sum, or when the prose of a document cites a run (`R0012`, or `W-D-L (R0012)`) that is not
+in the ledger or gives it another W-D-L. A migrated figure that the formulas do not give is kept as
 it was recorded only where the row's notes say so (`elo_hi +168 as recorded`).
 
 A generated table stands between two marker lines in a Markdown file:
@@ -365,6 +366,30 @@ def render_text(text: str, by_id: dict[str, dict[str, str]], name: str) -> tuple
     return "\n".join(out), differ
 
 
+CITED = re.compile(r"\b(?:(\d+)-(\d+)-(\d+) \()?(R[0-9]{4})\b")
+
+
+def citations(text: str, by_id: dict[str, dict[str, str]], name: str) -> tuple[int, list[str]]:
+    """The runs the prose of `text` cites (outside the generated tables), and the citations that
+    name no run or give a W-D-L (`W-D-L (R0001)`) other than the run's."""
+    count, problems, generated = 0, [], False
+    for n, line in enumerate(text.split("\n"), start=1):
+        if OPEN.match(line):
+            generated = True
+        elif line == CLOSE:
+            generated = False
+        if generated or OPEN.match(line):
+            continue
+        for m in CITED.finditer(line):
+            rid = m.group(4)
+            count += 1
+            if rid not in by_id:
+                problems.append(f"{name}:{n}: cites {rid}, which is not in {LEDGER}")
+            elif m.group(1) and m.group(1, 2, 3) != tuple(by_id[rid][c] for c in "wdl"):
+                problems.append(f"{name}:{n}: {'-'.join(m.group(1, 2, 3))} ({rid}), where {rid} is {wdl(by_id[rid])}")
+    return count, problems
+
+
 def documents(root: Path, names: list[str]) -> list[Path]:
     if names:
         return [Path(n).resolve() for n in names]
@@ -495,7 +520,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         rows, problems = [], [f"cannot be read: {e.strerror}"]
     problems = [f"{LEDGER}: {p}" for p in problems]
     by_id = {r["id"]: r for r in rows}
-    tables = 0
+    tables = citing = 0
     for path in documents(root, []):
         name = str(path.relative_to(root))
         text = path.read_text(encoding="utf-8")
@@ -505,13 +530,16 @@ def cmd_check(args: argparse.Namespace) -> int:
             problems.append(str(e))
             continue
         tables += sum(1 for line in text.split("\n") if OPEN.match(line))
+        cited, bad = citations(text, by_id, name)
+        citing += cited
+        problems += bad
         problems += [f"{d} (`python3 -m tools.ledger render` writes the ledger's)" for d in differ]
     if problems:
         for p in problems:
             log(f"ledger check: {p}")
         return 1
     print(f"ledger check: {len(rows)} runs well-formed, their figures the referee's; {tables} generated tables "
-          "equal to the ledger's")
+          f"equal to the ledger's; {citing} citations of runs in the prose agree with it")
     return 0
 
 

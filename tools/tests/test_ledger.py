@@ -240,6 +240,20 @@ text
         self.assertEqual(r.returncode, 1)
         self.assertIn("README.md:7: the table `glance` differs from the ledger", r.stderr)
         self.assertIn("7-1-2", r.stderr)
+        # The prose's citations: a run's W-D-L and id agree, an id names a run.
+        for text, message in (("It went 6-1-3 (R0001).\n", None),
+                              ("It went 7-1-2 (R0001).\n", "README.md:1: 7-1-2 (R0001), where R0001 is 6-1-3"),
+                              ("As R0007 showed.\n", "README.md:1: cites R0007, which is not in")):
+            with self.subTest(text=text):
+                with open(readme, "w") as f:
+                    f.write(text)
+                r = ledger(self.repo, "check")
+                if message is None:
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertIn("1 citations of runs", r.stdout)
+                else:
+                    self.assertEqual(r.returncode, 1)
+                    self.assertIn(message, r.stderr)
         # An id the ledger lacks, a table left open, a style that does not exist.
         for text, message in (("<!-- ledger:table glance R0009 -->\n<!-- /ledger -->\n", "R0009 is not in"),
                               ("<!-- ledger:table glance R0001 -->\n", "without its closing"),
