@@ -19,9 +19,9 @@ the machine (/proc/cpuinfo's model name and the number of CPUs), the engines, th
 every referee option that shaped the games. A run the referee ends without a summary appends
 nothing (status 1).
 
-`append` adds a row by hand-free means for runs played otherwise: the summary read from a
-referee's log (--from-log) or the W-D-L given (the Elo, its bounds and the LLR are then
-computed by the referee's formulas), and the other fields as options.
+`append` adds the row of a run played otherwise (another tool, a log kept from before): the
+summary read from a referee's log (--from-log) or the W-D-L given (the Elo, its bounds and the
+LLR are then computed by the referee's formulas), and the other fields as options.
 
 `pool` appends the pool of runs already in the ledger (a test carried on over the openings the
 first run had not reached, `python3 -m tools.unplayed_openings`): their W-D-L summed, the Elo and
