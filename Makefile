@@ -13,7 +13,7 @@ MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
         bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows \
-        spsa clock-games tools-venv test-tools test-python lint-python docs-figures bench-mate \
+        spsa clock-games tools-venv test-tools test-python lint-python ledger-check bench-mate \
         data records-check
 
 all: build
@@ -36,7 +36,7 @@ run: build
 ## the engine's `eval`) and the Python tools' tests.
 test: check unit test-python test-portable test-wasm
 
-check: fmt lint docs-figures records-check
+check: fmt lint ledger-check records-check
 
 ## The self-play records' ledger, data/selfplay/manifest.tsv: well-formed, every row's commit an
 ## ancestor of HEAD holding a blob of the row's sha256, no `.hgr` tracked in data/selfplay/
@@ -44,10 +44,12 @@ check: fmt lint docs-figures records-check
 records-check:
 	$(PYTHON) -m tools.records check
 
-## Every figure of the measurement records that left the README in the move to docs/ is still in
-## the documents (scripts/check-doc-figures.py; a second at most).
-docs-figures:
-	$(PYTHON) scripts/check-doc-figures.py
+## The results ledger, docs/records/ledger.tsv: well-formed, ids unique and in order, W + D + L
+## the games, every Elo, bound and LLR the referee's figure for its W-D-L, pooled rows the sum of
+## theirs, and every generated table of the documents (README.md, docs/strength.md, nets/README.md)
+## equal to what the ledger renders (tools/ledger.py; under a second).
+ledger-check:
+	$(PYTHON) -m tools.ledger check
 
 fmt:
 	$(CARGO) fmt --all -- --check
@@ -214,7 +216,8 @@ data:
 tools-venv: $(TOOLS_VENV)/.installed
 
 ## The Python tools' tests (tools/tests: every tool's `python3 -m tools.NAME` command and the match
-## helpers, the self-play records' tool in a git repository of its own; tools/*/tests: the USI
+## helpers, the self-play records' tool in a git repository of its own, the results ledger's
+## tool against a scripted referee; tools/*/tests: the USI
 ## wrapper and the referee's rules, SPSA arithmetic and driver, the clock arithmetic and games, all
 ## against scripted fake engines; a few seconds). In `make test`.
 test-tools: $(TOOLS_VENV)/.installed

@@ -62,7 +62,7 @@
 //!   from above derived such a disproof anew, which was most of the work of Microcosmos's last
 //!   round (no mate of 1523 plies): 180 M nodes, now 0.1 M. The unlimited search that finds
 //!   the first mate does not keep them: it found its first proofs later with them
-//!   (docs/strength.md, 2026-12-02).
+//!   (docs/records/mate.md, 2026-12-02).
 
 use super::futile;
 use super::hand as hands;
@@ -113,7 +113,7 @@ fn material_salt(pos: &Position) -> u64 {
 const OR_INVERSE_EPSILON: u64 = 4;
 /// The same for a defender node's replies (their disproof numbers): epsilon 1/16, so that
 /// the search stays longer with the reply it tries to refute a check with. On the suite's long
-/// rows 28.1 M nodes against 37.4 M with 1/4 (docs/strength.md, 2026-12-02).
+/// rows 28.1 M nodes against 37.4 M with 1/4 (docs/records/mate.md, 2026-12-02).
 const AND_INVERSE_EPSILON: u64 = 16;
 
 /// An attacker node weighs the proof number of a sacrifice (a drop next to the defender's king
@@ -122,12 +122,12 @@ const AND_INVERSE_EPSILON: u64 = 16;
 const DROP_PERCENT: u64 = 50;
 /// ... plus this for a sacrifice: such a drop gives the king a free capture and the attacker a
 /// piece less, so it is tried after the checks of equal numbers. Against a bare king most checks
-/// are such drops: on the bare-king ladder of docs/strength.md (2026-12-05) the first proofs of
+/// are such drops: on the bare-king ladder of docs/records/mate.md (2026-12-05) the first proofs of
 /// 14 positions took 23.4 M nodes with these weights (sacrifices only); without, 34.2 M for 12 of
 /// them and none for the other two within 30 M each (of 25/2, 50/4 and 100/8, 50/4 was best).
 const SACRIFICE_ADD: u32 = 4;
 /// ... plus this for a distant drop: the defender may interpose on every square between, so such
-/// a check has many replies. On the bare-king ladder of docs/strength.md, adds of 1, 2 and 4
+/// a check has many replies. On the bare-king ladder of docs/records/mate.md, adds of 1, 2 and 4
 /// took 23.1 M, 18.1 M and 19.2 M nodes against 23.4 M without.
 const DISTANT_DROP_ADD: u32 = 2;
 
@@ -1002,7 +1002,7 @@ fn releases(v: &NodeValue, or: bool) -> bool {
 /// usually refuted the same way, and once one is proven the table's hand superiority often
 /// proves the next at once. The node is proven only when every drop is, so this changes the
 /// order of the search, not its result. Against a bare king, whose defender holds nearly every
-/// piece, this is most of the gain of the 2026-12-05 entry in docs/strength.md.
+/// piece, this is most of the gain of the 2026-12-05 entry in docs/records/mate.md.
 fn link_drops(children: &mut [Child]) {
     let mut last = [NO_NEXT; crate::types::Square::NUM];
     for i in 0..children.len() {

@@ -8,7 +8,7 @@
 //! line, the deepest first (`suffixes`): a shorter mate found low in the line is then found
 //! by a small search below that node, not by a search from the root, and each node's rounds
 //! leave the table the proofs and disproofs that those further up need. On Microcosmos
-//! (1525 plies) this took the shortening from 118 M nodes to 96 M (docs/strength.md).
+//! (1525 plies) this took the shortening from 118 M nodes to 96 M (docs/records/mate.md).
 //!
 //! The line itself normally comes from the audit of the proof tree (`audit.rs`). [`extract`] is
 //! the cheap fallback that walks a single line from the root with the number of plies left

@@ -58,7 +58,7 @@ pub(crate) const GC_HIGH_PERMILLE: usize = 875;
 pub(crate) const GC_LOW_PERMILLE: usize = 500;
 /// The share of the memory for disproofs that rest on the current line: one part in this many
 /// (4 MiB of the default 256; a sixteenth measured worse on Microcosmos, 230.5 M nodes against
-/// 217.0 M, docs/strength.md).
+/// 217.0 M, docs/records/mate.md).
 const REP_SHARE: usize = 64;
 /// Buckets of work, by bit length (0 to 32): the unit of a collection's threshold.
 const BUCKETS: usize = 33;

@@ -254,7 +254,7 @@ params! {
     ProbCutMinDepth = 3, 2, 100;
     /// ProbCut: up to this depth. At 4 (with the reduction of 4) ProbCut is the form whose
     /// verification is the quiescence search alone: it passed a non-regression SPRT against ProbCut
-    /// off, where the deeper form was heading for H0 (docs/strength.md). The maximum, the ply
+    /// off, where the deeper form was heading for H0 (docs/records/search.md). The maximum, the ply
     /// limit, is above every search depth: no limit.
     ProbCutMaxDepth = 4, 2, crate::types::MAX_PLY;
     /// ProbCut: the verification search is this much shallower.

@@ -507,6 +507,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-plies", type=int, default=320, help="a game this long (opening included) is a draw (default: %(default)s)")
     p.add_argument("--concurrency", type=int, default=1, help="games played at once, two engines each (default: 1)")
     p.add_argument("--log", metavar="FILE", help="append JSON lines: every move's time and clock, every game, the summary")
+    p.add_argument("--ledger-label", metavar="TEXT",
+                   help="append the run's row (A's W-D-L, the clock, the engines and options) to the results ledger,"
+                   " docs/records/ledger.tsv, with this label (python3 -m tools.ledger)")
+    p.add_argument("--ledger-notes", default="", metavar="TEXT", help="the row's notes (losses on time are added)")
+    p.add_argument("--ledger-repo", default=REPO, metavar="DIR", help="the repository whose ledger gets the row (default: this one)")
     return p
 
 
@@ -600,4 +605,39 @@ def run_main(args) -> int:
     match.write({"type": "summary", **summary})
     match.close_log()
     print(format_summary(summary, records, (specs[0].name, specs[1].name), header), flush=True)
+    if args.ledger_label and records and status == 0:
+        append_to_ledger(args, summary, specs)
+    elif args.ledger_label:
+        log("clock_games: no ledger row: the run did not end normally")
     return status
+
+
+def append_to_ledger(args, summary: dict, specs) -> None:
+    """The run's row in the results ledger (tools/ledger.py): A's W-D-L and the run's context."""
+    from pathlib import Path
+
+    from tools import ledger
+
+    a = summary["A"]
+    time_losses = a["time_losses"] + summary["B"]["time_losses"]
+    notes = [n for n in (args.ledger_notes, f"{time_losses} losses on time" if time_losses else "no loss on time") if n]
+    root = Path(args.ledger_repo).resolve()
+    tc = f"{args.tc}{', whole seconds' if args.whole_seconds else ''}"
+    opts = [dict(s.options) for s in specs]
+    same = {k for k in ("Threads", "USI_Hash") if opts[0].get(k) == opts[1].get(k) and k in opts[0]}
+    fields = ledger.result_fields(a["wins"], a["draws"], a["losses"]) | {
+        "date": ledger.today(), "commits": ledger.git_commit(root), "machine": ledger.machine(),
+        "engine_a": f"{specs[0].path} ({specs[0].name})", "engine_b": f"{specs[1].path} ({specs[1].name})",
+        "options_a": ",".join(f"{k}={v}" for k, v in specs[0].options),
+        "options_b": ",".join(f"{k}={v}" for k, v in specs[1].options),
+        "clock": f"`tools/clock --tc {tc}`", "threads": opts[0]["Threads"] if "Threads" in same else "",
+        "hash": opts[0]["USI_Hash"] if "USI_Hash" in same else "", "seed": "" if args.seed is None else str(args.seed),
+        "openings": args.openings, "concurrency": str(args.concurrency), "label": args.ledger_label,
+        "notes": "; ".join(notes),
+    }
+    try:
+        row = ledger.add_row(root, fields)
+    except Fatal as e:
+        log(f"clock_games: no ledger row: {e}")
+        return
+    print(f"clock_games: {row['id']} appended to {ledger.LEDGER}", flush=True)

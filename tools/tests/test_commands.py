@@ -22,7 +22,7 @@ class Commands(unittest.TestCase):
     def test_every_tool_answers_help_under_its_command(self):
         # spsa and clock import the shared USI package (tools.usi) at start-up; the usage line
         # names the command that runs them.
-        for tool in ("spsa", "clock", "pool_match_logs", "unplayed_openings", "label_budget", "records",
+        for tool in ("spsa", "clock", "pool_match_logs", "unplayed_openings", "label_budget", "records", "ledger",
                      "nnue_nps"):
             with self.subTest(tool=tool):
                 r = run(f"tools.{tool}", "--help")

@@ -177,6 +177,29 @@ class CommandLine(unittest.TestCase):
         self.assertIn("losses on time", text)
         self.assertIn("ScriptedEngine", text)
 
+        # The same two games again, their row appended to a ledger of a repository of the test's own.
+        from tools.ledger import COLUMNS, parse_ledger
+        repo = os.path.join(d, "repo")
+        os.makedirs(os.path.join(repo, "docs", "records"))
+        with open(os.path.join(repo, "docs", "records", "ledger.tsv"), "w") as f:
+            f.write("\t".join(COLUMNS) + "\n")
+        a = engine_script(d, "7g7f", "2g2f", "resign", "3c3d", "resign")
+        b = engine_script(d, "3c3d@20", "8c8d@20", "7g7f@20", "2g2f@20")
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = clock_games.main([a, b, "--games", "2", "--tc", "fischer:5+1", "--openings", openings, "--seed", "3",
+                                       "--options-a", "USI_Hash=64", "--options-b", "USI_Hash=64",
+                                       "--ledger-label", "scripted A vs scripted B", "--ledger-repo", repo])
+        self.assertEqual(status, 0, err.getvalue())
+        self.assertIn("R0001 appended", out.getvalue())
+        with open(os.path.join(repo, "docs", "records", "ledger.tsv")) as f:
+            [row], problems = parse_ledger(f.read())
+        self.assertEqual(problems, [])
+        self.assertEqual({k: row[k] for k in ("games", "w", "d", "l", "elo", "clock", "hash", "seed", "label", "notes")},
+                         {"games": "2", "w": "0", "d": "0", "l": "2", "elo": "-2400.0",
+                          "clock": "`tools/clock --tc fischer:5+1`", "hash": "64", "seed": "3",
+                          "label": "scripted A vs scripted B", "notes": "no loss on time"})
+
     def test_bad_arguments(self):
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
