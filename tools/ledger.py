@@ -60,6 +60,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tools import tsv
 from tools.cli import Fatal, log, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,21 +149,9 @@ def agrees(recorded: str, computed: float) -> bool:
 
 def parse_ledger(text: str) -> tuple[list[dict[str, str]], list[str]]:
     """The rows of the ledger's text and the problems found in them (line numbers 1-based)."""
-    problems = []
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    else:
-        problems.append("the file does not end with a newline")
-    if not lines or lines[0] != "\t".join(COLUMNS):
-        problems.append("line 1: the header is not " + " TAB ".join(COLUMNS))
+    numbered, problems = tsv.split_rows(text, COLUMNS)
     rows: list[dict[str, str]] = []
-    for n, line in enumerate(lines[1:], start=2):
-        fields = line.split("\t")
-        if len(fields) != len(COLUMNS):
-            problems.append(f"line {n}: {len(fields)} fields, not {len(COLUMNS)}")
-            continue
-        row = dict(zip(COLUMNS, fields, strict=True))
+    for n, row in numbered:
         problems += [f"line {n}: {p}" for p in row_problems(row, rows)]
         rows.append(row)
     return rows, problems
@@ -223,23 +212,11 @@ def next_id(rows: list[dict[str, str]]) -> str:
 
 
 def format_row(row: dict[str, str]) -> str:
-    for col in COLUMNS:
-        if any(c in row[col] for c in "\t\n\r"):
-            raise Fatal(f"the {col} of a ledger row may hold no tab or line break: {row[col]!r}")
-    return "\t".join(row[c] for c in COLUMNS) + "\n"
+    return tsv.format_row(row, COLUMNS, "ledger")
 
 
 def read_ledger(root: Path) -> list[dict[str, str]]:
-    path = root / LEDGER
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise Fatal(f"{path}: {e.strerror}") from None
-    rows, problems = parse_ledger(text)
-    if problems:
-        raise Fatal(f"{LEDGER} is malformed ({len(problems)} problems; `python3 -m tools.ledger check`):\n  "
-                    + "\n  ".join(problems))
-    return rows
+    return tsv.read_rows(root / LEDGER, parse_ledger, "python3 -m tools.ledger check")
 
 
 def result_fields(w: int, d: int, l: int, sprt: str = "") -> dict[str, str]:

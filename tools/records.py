@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from tools import tsv
 from tools.cli import Fatal, log, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,21 +81,9 @@ MERGE_LINE = re.compile(r"gensfen merge: (\d+) games in, (\d+) out \((\d+) dupli
 
 def parse_manifest(text: str) -> tuple[list[dict[str, str]], list[str]]:
     """The rows of the manifest's text and the problems found in it (line numbers 1-based)."""
-    problems = []
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    else:
-        problems.append("the file does not end with a newline")
-    if not lines or lines[0] != "\t".join(COLUMNS):
-        problems.append("line 1: the header is not " + " TAB ".join(COLUMNS))
+    numbered, problems = tsv.split_rows(text, COLUMNS)
     rows, seen = [], set()
-    for n, line in enumerate(lines[1:], start=2):
-        fields = line.split("\t")
-        if len(fields) != len(COLUMNS):
-            problems.append(f"line {n}: {len(fields)} fields, not {len(COLUMNS)}")
-            continue
-        row = dict(zip(COLUMNS, fields, strict=True))
+    for n, row in numbered:
         for col in COLUMNS:
             value = row[col]
             form = FORMS.get(col)
@@ -115,23 +104,11 @@ def parse_manifest(text: str) -> tuple[list[dict[str, str]], list[str]]:
 
 
 def format_row(row: dict[str, str]) -> str:
-    for col in COLUMNS:
-        if "\t" in row[col] or "\n" in row[col] or "\r" in row[col]:
-            raise Fatal(f"the {col} of a manifest row may hold no tab or line break: {row[col]!r}")
-    return "\t".join(row[c] for c in COLUMNS) + "\n"
+    return tsv.format_row(row, COLUMNS, "manifest")
 
 
 def read_manifest(root: Path) -> list[dict[str, str]]:
-    path = root / MANIFEST
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise Fatal(f"{path}: {e.strerror}") from None
-    rows, problems = parse_manifest(text)
-    if problems:
-        raise Fatal(f"{MANIFEST} is malformed ({len(problems)} problems; `python3 -m tools.records check`):\n  "
-                    + "\n  ".join(problems))
-    return rows
+    return tsv.read_rows(root / MANIFEST, parse_manifest, "python3 -m tools.records check")
 
 
 # Git.
