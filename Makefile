@@ -73,14 +73,17 @@ test-portable:
 
 ## Windows executables and a release zip under target/windows: hayate-avx2.exe (AVX2, BMI2),
 ## hayate-sse42.exe (SSE4.2) and hayate-windows.zip (both, engine-options.toml, the README, which
-## tells a GUI user how to install it, docs/options.md, which the README points to for every
+## tells a GUI user how to install it, with its links to documents the zip does not hold turned
+## into text (tools/zip_readme.py), docs/options.md, which the README points to for every
 ## option, and the licence), built with the project's toolchain, its x86_64-pc-windows-gnu
 ## standard library and MinGW-w64 as the linker (both installed when missing); about 3 minutes
 ## per executable on 2 cores.
 windows:
 	scripts/windows/build.sh avx2 sse42
 	rm -rf target/windows/docs && mkdir -p target/windows/docs
-	cp engine-options.toml README.md LICENSE target/windows/
+	cp engine-options.toml LICENSE target/windows/
+	$(PYTHON) -m tools.zip_readme README.md target/windows/README.md \
+	  --holds docs/options.md --holds LICENSE --holds engine-options.toml
 	cp docs/options.md target/windows/docs/
 # The folder, not the file: zipfile stores a file given by name under its base name only, and
 # the README links to docs/options.md.
