@@ -3,49 +3,21 @@
 //! played. A connection per game: servers (floodgate included) pair a login that waits, and
 //! logging in again is how a client waits for its next game.
 
-use super::clock::ServerClock;
 use super::config::Settings;
+use super::game::{color_name, Game, Interrupted, Tally};
 use super::ignored::IgnoredLines;
 use super::link::{Event, Link};
-use super::notation::{eval_comment, move_from_csa, move_to_csa, shorten};
-use super::record::GameRecord;
+use super::notation::shorten;
 use super::stop;
 use super::summary::{GameSummary, SummaryReader};
 use crate::engine::options::{ENTERING_KING_RULE, MAX_MOVES_TO_DRAW, ROUND_UP_TO_FULL_SECOND};
 use crate::engine::Engine;
-use crate::position::Position;
-use crate::search::{BestMove, Limits, Reporter, SearchInfo};
-use crate::types::{Color, Move};
-use crossbeam_channel::Sender;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// The longest wait between two connection attempts (unless `reconnect_s` is longer).
 const MAX_RECONNECT_WAIT: Duration = Duration::from_secs(300);
 /// How long the server may take to answer a `LOGOUT`.
 const LOGOUT_WAIT: Duration = Duration::from_secs(5);
-/// After a stop, how long the server may take to end the game the client resigned.
-const STOP_WAIT: Duration = Duration::from_secs(5);
-/// How long past the opponent's whole clock the client ponders without a word from the server:
-/// by then the server has ended the game or gone silent, and the search would only keep a core
-/// busy.
-const PONDER_GRACE: Duration = Duration::from_secs(3);
-
-/// What the games came to.
-#[derive(Default, Debug)]
-pub struct Tally {
-    pub wins: u32,
-    pub losses: u32,
-    pub draws: u32,
-    /// Games that ended without a result (the connection lost, `#CHUDAN`).
-    pub unfinished: u32,
-}
-
-impl Tally {
-    pub fn played(&self) -> u32 {
-        self.wins + self.losses + self.draws + self.unfinished
-    }
-}
 
 /// Plays `settings.games` games (0: until the process is stopped). Returns the tally, or an error
 /// that retrying cannot mend (the login refused). A stop (see [`stop`]) ends the game in
@@ -121,6 +93,15 @@ enum Failure {
     Dropped(String),
     /// A signal asked the client to stop.
     Stopped,
+}
+
+impl From<Interrupted> for Failure {
+    fn from(i: Interrupted) -> Failure {
+        match i {
+            Interrupted::Dropped(e) => Failure::Dropped(e),
+            Interrupted::Stopped => Failure::Stopped,
+        }
+    }
 }
 
 fn login(link: &mut Link, settings: &Settings, ignored: &mut IgnoredLines) -> Result<(), Failure> {
@@ -216,52 +197,14 @@ fn play_one(
         log::info!("{m}");
     }
     let mut game = Game::new(summary, settings, link.sender());
-    let end = game.play(link, engine, ignored);
+    let end = game.play(link, engine, ignored).map_err(Failure::from);
     ignored.report();
     // The table and the histories are cleared now, between games, so that the next game's start
     // (its clock already running) finds them clean.
     for m in engine.new_game() {
         log::info!("{m}");
     }
-    if let Some((word, _)) = game.unechoed.take().filter(|(w, _)| w.starts_with('%')) {
-        // A server that does not relay %TORYO or %KACHI: the record still has it.
-        game.record.push_move(&word, None);
-    }
-    let me = game.summary.my_color;
-    let loser = match game.outcome() {
-        Outcome::Win => Some(me.flip()),
-        Outcome::Loss => Some(me),
-        _ => None,
-    };
-    game.record.finish(&game.result, loser, SystemTime::now());
-    let saved = match game.record.save(&settings.record_dir) {
-        Ok(path) => path.display().to_string(),
-        Err(e) => format!("not saved ({e})"),
-    };
-    let outcome = game.outcome();
-    match outcome {
-        Outcome::Win => tally.wins += 1,
-        Outcome::Loss => tally.losses += 1,
-        Outcome::Draw => tally.draws += 1,
-        Outcome::Unfinished => tally.unfinished += 1,
-    }
-    log::info!(
-        "game {} ended: {:?} ({}) as {} vs {}; {} moves; our time used {} s, {} s left; record {}; \
-         tally +{} -{} ={} unfinished {}",
-        game.summary.game_id,
-        outcome,
-        if game.result.is_empty() { "no result".to_string() } else { game.result.join(" ") },
-        color_name(me),
-        game.summary.names[me.flip().index()],
-        game.pos.game_ply() - 1,
-        game.used_ms[me.index()] / 1000,
-        game.clock.remaining(me) / 1000,
-        saved,
-        tally.wins,
-        tally.losses,
-        tally.draws,
-        tally.unfinished
-    );
+    game.close(settings, tally);
     end
 }
 
@@ -356,424 +299,6 @@ fn wait_for_start(
             Some(Event::Closed(e)) => return Err(Failure::Lost(format!("before START: {e}"))),
             Some(Event::Stop) => return Err(Failure::Stopped),
             Some(Event::Best { .. }) => {}
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Win,
-    Loss,
-    Draw,
-    Unfinished,
-}
-
-fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
-    }
-}
-
-/// Sends a search's results to the client's event queue.
-struct CsaReporter {
-    search: u64,
-    sender: Sender<Event>,
-    last: Mutex<Option<SearchInfo>>,
-}
-
-impl Reporter for CsaReporter {
-    fn info(&self, info: &SearchInfo) {
-        if info.multipv == 1 && !info.pv.is_empty() {
-            if let Ok(mut last) = self.last.lock() {
-                *last = Some(info.clone());
-            }
-        }
-    }
-
-    fn message(&self, text: &str) {
-        log::info!("engine: {text}");
-    }
-
-    fn best_move(&self, best: BestMove) {
-        let info = self.last.lock().ok().and_then(|mut l| l.take());
-        let _ = self.sender.send(Event::Best { search: self.search, best, info });
-    }
-}
-
-/// One game being played.
-struct Game<'a> {
-    summary: GameSummary,
-    settings: &'a Settings,
-    sender: Sender<Event>,
-    pos: Position,
-    clock: ServerClock,
-    record: GameRecord,
-    /// Time charged so far to black and white, in ms.
-    used_ms: [u64; 2],
-    /// The number of the search whose answer is awaited (0: none).
-    search: u64,
-    searches: u64,
-    /// A search on the opponent's time, expecting this move.
-    pondering: Option<Move>,
-    /// Our move sent and not yet echoed by the server, and its evaluation comment for the record.
-    unechoed: Option<(String, Option<String>)>,
-    /// The server's result lines (`#RESIGN`, `#WIN`, ...).
-    result: Vec<String>,
-    /// The server sent something this client cannot follow: no more moves are sent.
-    lost_track: bool,
-    /// While pondering: when the opponent's whole clock (and [`PONDER_GRACE`]) has run out
-    /// without a move; the search on its time is stopped then.
-    ponder_deadline: Option<Instant>,
-    /// After a stop: the game was resigned, and the server's result is awaited until then.
-    stopping: Option<Instant>,
-}
-
-impl<'a> Game<'a> {
-    fn new(summary: GameSummary, settings: &'a Settings, sender: Sender<Event>) -> Game<'a> {
-        let mut clock = ServerClock::new(summary.time);
-        let mut used_ms = [0; 2];
-        let mut pos = summary.start.clone();
-        for &(m, t) in &summary.moves {
-            let c = pos.side_to_move();
-            clock.charge(c, t.unwrap_or(0));
-            used_ms[c.index()] = u64::saturating_add(used_ms[c.index()], t.unwrap_or(0));
-            pos.do_move(m);
-        }
-        let record = GameRecord::new(&summary, SystemTime::now());
-        Game {
-            summary,
-            settings,
-            sender,
-            pos,
-            clock,
-            record,
-            used_ms,
-            search: 0,
-            searches: 0,
-            pondering: None,
-            unechoed: None,
-            result: Vec::new(),
-            lost_track: false,
-            ponder_deadline: None,
-            stopping: None,
-        }
-    }
-
-    fn my_turn(&self) -> bool {
-        self.pos.side_to_move() == self.summary.my_color
-    }
-
-    /// Plays until the server's final result line. Err: the connection was lost
-    /// ([`Failure::Dropped`]), or a stop came and the server did not end the game in time
-    /// ([`Failure::Stopped`]).
-    fn play(
-        &mut self,
-        link: &mut Link,
-        engine: &mut Engine,
-        ignored: &mut IgnoredLines,
-    ) -> Result<(), Failure> {
-        let id = self.summary.game_id.clone();
-        let dropped = |e: String| Failure::Dropped(format!("game {id}: {e}"));
-        if self.my_turn() {
-            self.think(engine, false);
-        }
-        loop {
-            let deadline = self.stopping.or(self.ponder_deadline.filter(|_| self.pondering.is_some()));
-            let Some(event) = link.next(deadline) else {
-                if self.stopping.is_some() {
-                    log::warn!(
-                        "game {}: no result from the server after the resignation",
-                        self.summary.game_id
-                    );
-                    self.result.push("stopped by a signal; the server gave no result".into());
-                    return Err(Failure::Stopped);
-                }
-                self.stop_pondering(engine);
-                continue;
-            };
-            match event {
-                Event::Closed(e) => {
-                    self.result.push(format!("connection lost: {e}"));
-                    return Err(dropped(e));
-                }
-                Event::Stop => {
-                    link.stop_seen();
-                    engine.stop_and_wait();
-                    self.search = 0;
-                    self.pondering = None;
-                    self.stopping = Some(Instant::now() + STOP_WAIT);
-                    // A %TORYO sent on the opponent's turn is held by shogi-server until ours.
-                    log::info!("game {}: resigning (%TORYO) to stop", self.summary.game_id);
-                    self.record.push_comment("stopped by a signal: %TORYO sent");
-                    link.send("%TORYO").map_err(dropped)?;
-                }
-                Event::Best { search, best, info } => {
-                    if search == self.search
-                        && self.search != 0
-                        && self.pondering.is_none()
-                        && self.my_turn()
-                        && !self.lost_track
-                    {
-                        self.search = 0;
-                        self.answer(link, engine, best, info).map_err(dropped)?;
-                    }
-                }
-                Event::Line(line) => {
-                    if self.line(engine, &line.text, ignored) {
-                        return Ok(());
-                    }
-                }
-            }
-        }
-    }
-
-    /// Ends the search on the opponent's time: the server has been silent for longer than the
-    /// opponent's clock holds.
-    fn stop_pondering(&mut self, engine: &mut Engine) {
-        if self.pondering.take().is_some() {
-            log::warn!(
-                "game {}: no move from the server for longer than the opponent's clock holds; \
-                 pondering stopped",
-                self.summary.game_id
-            );
-            engine.stop_and_wait();
-            self.search = 0;
-        }
-        self.ponder_deadline = None;
-    }
-
-    /// One line from the server during the game; true at the end of the game.
-    fn line(&mut self, engine: &mut Engine, line: &str, ignored: &mut IgnoredLines) -> bool {
-        if line.is_empty() {
-            return false;
-        }
-        // Result lines are `#` and capitals (`#WIN`); `##[...]` lines are server notices.
-        let code = line
-            .strip_prefix('#')
-            .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'));
-        if let Some(code) = code {
-            self.result.push(line.to_string());
-            return matches!(code, "WIN" | "LOSE" | "DRAW" | "CENSORED" | "CHUDAN");
-        }
-        if line.starts_with('%') {
-            // %TORYO or %KACHI of either side, echoed with its time.
-            let (word, time) = self.split_time(line, self.pos.side_to_move());
-            if self.unechoed.as_ref().is_some_and(|(sent, _)| sent == word) {
-                self.unechoed = None;
-            }
-            self.record.push_move(word, time);
-            return false;
-        }
-        if line.starts_with('+') || line.starts_with('-') {
-            self.move_line(engine, line);
-            return false;
-        }
-        ignored.line(&format!("game {}", self.summary.game_id), line);
-        false
-    }
-
-    /// A move of either side, as the server relays it with the time it charged.
-    fn move_line(&mut self, engine: &mut Engine, line: &str) {
-        let Some(mover) = super::notation::color_from_sign(line.chars().next().unwrap_or(' ')) else {
-            return;
-        };
-        let (body, time) = self.split_time(line, mover);
-        if mover == self.summary.my_color {
-            // The echo of our move.
-            match self.unechoed.take() {
-                Some((sent, comment)) if sent == body => {
-                    self.charge(mover, time);
-                    self.record.push_move(body, time);
-                    if let Some(c) = comment {
-                        self.record.push_comment(&c);
-                    }
-                }
-                other => {
-                    log::error!(
-                        "game {}: the server relays our move as '{}', we sent {:?}; no more moves are sent",
-                        self.summary.game_id,
-                        shorten(body),
-                        other.map(|o| o.0)
-                    );
-                    self.lost_track = true;
-                    // Not a move of the record: it was not played from the record's position
-                    // (the record replays up to here).
-                    self.record.push_comment(&format!(
-                        "the server relayed '{}' as our move, which we did not send",
-                        shorten(line)
-                    ));
-                }
-            }
-            return;
-        }
-        if self.lost_track {
-            return;
-        }
-        let m = match move_from_csa(&self.pos, body) {
-            Ok(m) => m,
-            Err(e) => {
-                log::error!("game {}: the opponent's move {e}; no more moves are sent", self.summary.game_id);
-                self.lost_track = true;
-                engine.stop_and_wait();
-                return;
-            }
-        };
-        self.charge(mover, time);
-        self.record.push_move(body, time);
-        self.pos.do_move(m);
-        self.ponder_deadline = None;
-        if self.stopping.is_some() {
-            // Resigned: the game is recorded to its end, not played.
-            return;
-        }
-        match self.pondering.take() {
-            Some(expected) if expected == m => {
-                // The search on the opponent's time goes on as ours, with the clock as it is now.
-                log::debug!("ponderhit {}", m.to_usi());
-                engine.ponderhit(Some(self.clock.limits(self.settings.margin_ms)));
-            }
-            Some(_) => {
-                engine.stop_and_wait();
-                self.think(engine, false);
-            }
-            None => self.think(engine, false),
-        }
-    }
-
-    /// Charges `c` the time the server reports; a time beyond all the clock held (the server
-    /// should have ended the game) is reported and counted as all of it.
-    fn charge(&mut self, c: Color, time: Option<u64>) {
-        let t = time.unwrap_or(0);
-        let r = &self.summary.time[c.index()];
-        let held = [r.byoyomi_ms, r.increment_ms, r.unit_ms, r.least_ms]
-            .iter()
-            .fold(self.clock.remaining(c), |sum, &ms| sum.saturating_add(ms));
-        if t > held {
-            log::warn!(
-                "game {}: the server charged {} ms for a move of {}, more than the clock held ({held} ms)",
-                self.summary.game_id,
-                t,
-                color_name(c)
-            );
-        }
-        self.clock.charge(c, t);
-        self.used_ms[c.index()] = self.used_ms[c.index()].saturating_add(t);
-    }
-
-    /// `+7776FU,T12` -> (`+7776FU`, Some(12 units of `mover`'s clock in ms)); other comma fields
-    /// are dropped. A time that is not a number is reported and taken as none; one too large for
-    /// the arithmetic saturates (and [`Game::charge`] reports it).
-    fn split_time<'l>(&self, line: &'l str, mover: Color) -> (&'l str, Option<u64>) {
-        let unit_ms = self.summary.time[mover.index()].unit_ms;
-        let mut fields = line.split(',');
-        let body = fields.next().unwrap_or("");
-        let time = fields.find_map(|f| f.strip_prefix('T')).and_then(|t| match t.parse::<u64>() {
-            Ok(units) => Some(units.saturating_mul(unit_ms)),
-            // More digits than a u64 holds: still a time, beyond any clock.
-            Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => Some(u64::MAX),
-            Err(_) => {
-                log::warn!("game {}: '{}': the time is not a number", self.summary.game_id, shorten(line));
-                None
-            }
-        });
-        (body, time)
-    }
-
-    /// Starts a search: for our move, or (`ponder`) on the opponent's time from `self.pos`, which
-    /// then holds the expected reply.
-    fn think(&mut self, engine: &mut Engine, ponder: bool) {
-        self.searches += 1;
-        self.search = self.searches;
-        let limits = Limits { ponder, ..self.clock.limits(self.settings.margin_ms) };
-        engine.set_position(self.pos.clone());
-        let reporter = Arc::new(CsaReporter {
-            search: self.search,
-            sender: self.sender.clone(),
-            last: Mutex::new(None),
-        });
-        engine.start_search(limits, reporter);
-    }
-
-    /// Sends the answer of our search, then ponders on the expected reply.
-    fn answer(
-        &mut self,
-        link: &mut Link,
-        engine: &mut Engine,
-        best: BestMove,
-        info: Option<SearchInfo>,
-    ) -> Result<(), String> {
-        let (mv, ponder) = match best {
-            BestMove::Resign | BestMove::Win => {
-                let word = if best == BestMove::Resign { "%TORYO" } else { "%KACHI" };
-                link.send(word)?;
-                self.unechoed = Some((word.to_string(), None));
-                return Ok(());
-            }
-            BestMove::Move { best, ponder } => (best, ponder),
-        };
-        // The engine gives legal moves only; should it not, any legal move is better than a loss
-        // by an illegal one.
-        let mv = if self.pos.is_legal_move(mv) {
-            mv
-        } else {
-            log::error!("the search answered {}, not legal here; playing another move", mv.to_usi());
-            match crate::position::MoveList::legal(&self.pos, false).iter().next().copied() {
-                Some(m) => m,
-                None => return link.send("%TORYO"),
-            }
-        };
-        let csa = move_to_csa(&self.pos, mv);
-        let mut line = csa.clone();
-        let info = info.filter(|i| i.pv.first() == Some(&mv));
-        let me = self.summary.my_color;
-        log::info!(
-            "move {}: {csa}{}; {} s left",
-            self.pos.game_ply(),
-            info.as_ref().map_or(String::new(), |i| format!(
-                " (score {}, depth {}, {} nodes, {} ms)",
-                match i.score {
-                    crate::types::Score::Cp(v) => format!("cp {v}"),
-                    crate::types::Score::Mate(n) => format!("mate {n}"),
-                },
-                i.depth,
-                i.nodes,
-                i.time_ms
-            )),
-            self.clock.remaining(me) / 1000
-        );
-        let comment = info.map(|i| eval_comment(&self.pos, i.score, &i.pv));
-        if let Some(c) = comment.as_ref().filter(|_| self.settings.eval_comment) {
-            line.push(',');
-            line.push_str(c);
-        }
-        link.send(&line)?;
-        // In the record as floodgate writes them: `'** <score> <pv>` after the move.
-        self.unechoed = Some((csa, comment.map(|c| format!("*{}", &c[1..]))));
-        self.pos.do_move(mv);
-        if let Some(p) = ponder.filter(|&p| self.settings.ponder && self.pos.is_legal_move(p)) {
-            let mut after = self.pos.clone();
-            after.do_move(p);
-            let real = std::mem::replace(&mut self.pos, after);
-            self.think(engine, true);
-            self.pos = real;
-            self.pondering = Some(p);
-            // The opponent's whole clock, and a grace for the server's own time-keeping.
-            let opponent = self.summary.time[me.flip().index()];
-            let clock = [opponent.byoyomi_ms, opponent.increment_ms, opponent.unit_ms]
-                .iter()
-                .fold(self.clock.remaining(me.flip()), |sum, &ms| sum.saturating_add(ms));
-            self.ponder_deadline = Instant::now().checked_add(Duration::from_millis(clock) + PONDER_GRACE);
-        }
-        Ok(())
-    }
-
-    fn outcome(&self) -> Outcome {
-        match self.result.last().map(String::as_str) {
-            Some("#WIN") => Outcome::Win,
-            Some("#LOSE") => Outcome::Loss,
-            Some("#DRAW") | Some("#CENSORED") => Outcome::Draw,
-            _ => Outcome::Unfinished,
         }
     }
 }

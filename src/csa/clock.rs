@@ -12,11 +12,13 @@ pub struct ServerClock {
     rules: [TimeRules; 2],
     /// Main time left, in ms (never below 0: once it is gone the byoyomi applies).
     remaining: [u64; 2],
+    /// Time charged so far, in ms, as the server reported it.
+    used: [u64; 2],
 }
 
 impl ServerClock {
     pub fn new(rules: [TimeRules; 2]) -> ServerClock {
-        ServerClock { rules, remaining: [rules[0].total_ms, rules[1].total_ms] }
+        ServerClock { rules, remaining: [rules[0].total_ms, rules[1].total_ms], used: [0; 2] }
     }
 
     /// A move of `color` that the server charged `used_ms` for: the main time goes down by it
@@ -26,6 +28,12 @@ impl ServerClock {
         let used = used_ms.max(self.rules[c].least_ms);
         // Saturating: the times come from the server, and an absurd one must not wrap.
         self.remaining[c] = self.remaining[c].saturating_sub(used).saturating_add(self.rules[c].increment_ms);
+        self.used[c] = self.used[c].saturating_add(used_ms);
+    }
+
+    /// Time the server has charged `color` so far, in ms.
+    pub fn used(&self, color: Color) -> u64 {
+        self.used[color.index()]
     }
 
     /// Main time left to `color`, in ms.
@@ -109,6 +117,8 @@ mod tests {
         assert_eq!(c.limits(400).time[1], Some(600));
         c.charge(Color::White, 8_000);
         assert_eq!(c.remaining(Color::White), 0);
+        // The time used is what the server charged, the byoyomi's share too.
+        assert_eq!((c.used(Color::White), c.used(Color::Black)), (67_000, 0));
         let l = c.limits(400);
         assert_eq!(l.time[1], Some(0));
         assert_eq!(l.byoyomi, 9_600);

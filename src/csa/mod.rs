@@ -7,6 +7,7 @@
 mod client;
 pub mod clock;
 pub mod config;
+mod game;
 mod ignored;
 mod link;
 pub mod notation;
@@ -18,8 +19,8 @@ use crate::engine::options::Options;
 use crate::engine::Engine;
 use std::path::Path;
 
-pub use client::Tally;
 pub use config::{CsaArgs, Settings};
+pub use game::Tally;
 
 /// `hayate csa`: reads the settings, sets the engine up and plays. `engine_options` are the
 /// defaults from `engine-options.toml`; the `[options]` of the settings file go over them.
