@@ -66,8 +66,8 @@ fn seed1() -> Arc<Network> {
     net("halfkp_256x2-32-32", 1, None)
 }
 
-/// The kernels to prove: scalar always, and every SIMD set (AVX2, AVX-VNNI, AVX-512) this CPU and
-/// build have.
+/// The kernels to prove: scalar always, and every SIMD set (AVX2, AVX-VNNI, AVX-512, SSE4.1) this
+/// CPU and build have.
 fn kernels() -> Vec<Simd> {
     let v = Simd::available();
     assert!(v.contains(&Simd::SCALAR));

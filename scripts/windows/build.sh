@@ -8,7 +8,8 @@
 #
 #   scripts/windows/build.sh [LEVEL...]     LEVEL: avx2 (x86-64-v3: AVX2, BMI2 -> PEXT sliders)
 #                                                  sse42 (x86-64-v2: SSE4.2, POPCNT; magic sliders)
-# Writes target/windows/hayate-<LEVEL>.exe. The NNUE code picks AVX2/VNNI at run time in both.
+# Writes target/windows/hayate-<LEVEL>.exe. The NNUE code picks AVX2/VNNI (else SSE4.1) at run
+# time in both.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

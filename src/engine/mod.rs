@@ -65,7 +65,8 @@ pub const ENGINE_NAME: &str = concat!("Hayate ", env!("CARGO_PKG_VERSION"));
 
 /// The instruction set the build was compiled for, shown after the name in `id name`: Windows
 /// releases come as an AVX2 (with BMI2) and an SSE4.2 executable, and a user should see which one
-/// a GUI loaded. (The NNUE code also picks AVX2 or VNNI at run time, whatever the build.)
+/// a GUI loaded. (The NNUE code also picks AVX-512, VNNI, AVX2 or SSE4.1 kernels at run time,
+/// whatever the build.)
 pub const BUILD_CPU: &str = if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
     "WebAssembly-SIMD128"
 } else if cfg!(target_arch = "wasm32") {

@@ -4,7 +4,7 @@
 //! three 0 for the one build that reads the widths from the net at run time): an evaluator is
 //! compiled for its shape ([`super::state`]), so its loops have fixed trip counts.
 //!
-//! Five kernel sets compute bit-identical results:
+//! Six kernel sets compute bit-identical results:
 //! - scalar: plain Rust, the reference (and what other targets and `--features portable` use);
 //! - `avx2`: 256-bit accumulator updates in passes of 8 registers; the hidden layers
 //!   input-major (see [`Affine`]): four input bytes broadcast against a block of outputs x 4
@@ -15,6 +15,11 @@
 //! - `avx512` (AVX-512 F/BW plus VNNI): for halfKP_256x2-32-32-sized nets the whole accumulator
 //!   in 8 registers, one pass per update, and the hidden layers with 512-bit `vpdpbusd`; other
 //!   shapes use the AVX2 kernels (every AVX-512 CPU has AVX2);
+//! - `sse41` (SSSE3 plus SSE4.1, for CPUs without AVX2: Intel's from Penryn, 2008, to before
+//!   Haswell, its Atom, Celeron and Pentium cores until about 2020, AMD's Bulldozer to
+//!   Steamroller and Jaguar; older ones run the scalar twin): the AVX2 kernels at 128 bits,
+//!   accumulator updates in passes of 8 registers, the same `maddubs` + `madd` block steps for
+//!   32 outputs in eight registers at a time, then 16 in four, then 8 in two;
 //! - `simd128` (WebAssembly, built with `-C target-feature=+simd128`): 128-bit accumulator
 //!   updates in passes of 8 vectors; the hidden layers input-major like the x86 sets, with the
 //!   weights widened to `i16` as they load and `i32x4.dot_i16x8` (two products per `i32` lane).
@@ -23,7 +28,10 @@
 //! incremental evaluation relative to AVX2: `avxvnni` 1.4x / 1.4x, `avx512` 1.8x / 1.5x.
 //! `simd128` under Node 20 (V8) on one AMD EPYC core: 20x / 16x a WebAssembly build without
 //! SIMD128, 6.5x / 4.9x the scalar twin in the same build, and a quarter / a third of the speed
-//! of native AVX2 on that core.
+//! of native AVX2 on that core. `sse41` on one AMD EPYC core (the default `x86-64` build, all
+//! sets measured in one run, two runs): forward pass / incremental evaluation without do/undo
+//! 0.52-0.55x / 0.57-0.58x the AVX2 kernels and 4.0-4.3x / 3.4-3.7x the scalar twin
+//! (accumulator updates alone 0.8x / 1.3x).
 //!
 //! [`Simd`] is chosen once (by [`Simd::detect`], when an evaluator is built) and then every hot
 //! loop dispatches on it with one predictable branch. On x86-64 detection happens at run time,
@@ -33,22 +41,22 @@
 //! [`Simd::SCALAR`] forces the scalar twin (the tests run every available set and demand
 //! identical results); the crate feature `portable` compiles the SIMD kernels out entirely.
 //!
-//! Soundness: an x86 SIMD `Simd` value can only be made by [`Simd::avx2`], [`Simd::avx_vnni`] or
-//! [`Simd::avx512`], which check the CPU first (the inner enum is private), so holding one
-//! proves that the matching `#[target_feature]` kernels may be called. The accumulator update
+//! Soundness: an x86 SIMD `Simd` value can only be made by [`Simd::avx2`], [`Simd::avx_vnni`],
+//! [`Simd::avx512`] or [`Simd::sse41`], which check the CPU first (the inner enum is private),
+//! so holding one proves that the matching `#[target_feature]` kernels may be called. The accumulator update
 //! checks every length its kernels rely on before it calls them; the forward pass's lengths
 //! follow from the layers, which an evaluator checks once when it is made (`Simd::propagate`'s
 //! precondition). The SIMD128 kernels are safe functions (the feature is part of the build); their
 //! only `unsafe` is vector loads and stores of whole fixed-size arrays.
 //!
-//! Exactness: the transformer sums use wrapping 16-bit adds exactly like the scalar
-//! `wrapping_add`. The AVX2 block step uses `maddubs` (u8 x i8 pairs summed into i16, saturating),
-//! whose pair sums are at most 2 * 127 * 128 = 32512 in magnitude because the inputs are clipped
-//! to 0..=127, so it never saturates; `vpdpbusd` sums four products straight into i32 without
-//! saturation. SIMD128 widens both factors to `i16` first, and `i32x4.dot_i16x8` sums two
-//! products (each at most 255 * 128 in magnitude) straight into `i32`: nothing saturates, and no
-//! bound on the inputs is needed. The hidden-layer clip uses saturating packs / narrowing, which
-//! clamp exactly like `clamp(0, 127)` (then `max 0`).
+//! Exactness: the transformer sums use wrapping 16-bit adds exactly like the scalar `wrapping_add`.
+//! The AVX2 and SSE4.1 block steps use `maddubs` (u8 x i8 pairs summed into i16, saturating), whose
+//! pair sums are at most 2 * 127 * 128 = 32512 in magnitude because the inputs are clipped to
+//! 0..=127, so it never saturates; `vpdpbusd` sums four products straight into i32 without
+//! saturation. SIMD128 widens both factors to `i16` first, and `i32x4.dot_i16x8` sums two products
+//! (each at most 255 * 128 in magnitude) straight into `i32`: nothing saturates, and no bound on
+//! the inputs is needed. The hidden-layer clip uses saturating packs / narrowing, which clamp
+//! exactly like `clamp(0, 127)` (then `max 0`).
 
 use super::layers::{clip_acc, pad8, Affine, Layers};
 use super::network::Network;
@@ -67,6 +75,8 @@ enum Kind {
     AvxVnni,
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     Avx512,
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    Sse41,
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128", not(feature = "portable")))]
     Simd128,
 }
@@ -132,19 +142,20 @@ impl Simd {
     pub const SCALAR: Simd = Simd(Kind::Scalar);
 
     /// The best kernels this CPU (and this build) supports: on x86-64 AVX-512 with VNNI, else
-    /// AVX2 with AVX-VNNI, else AVX2; on WebAssembly SIMD128 when the build has it; else scalar
-    /// (always scalar under the `portable` feature).
+    /// AVX2 with AVX-VNNI, else AVX2, else SSE4.1 (with SSSE3); on WebAssembly SIMD128 when the
+    /// build has it; else scalar (always scalar under the `portable` feature).
     pub fn detect() -> Simd {
         Simd::avx512()
             .or_else(Simd::avx_vnni)
             .or_else(Simd::avx2)
+            .or_else(Simd::sse41)
             .or_else(Simd::simd128)
             .unwrap_or(Simd::SCALAR)
     }
 
     /// Every kernel set this CPU and build can run, best first (the tests prove each).
     pub fn available() -> Vec<Simd> {
-        [Simd::avx512(), Simd::avx_vnni(), Simd::avx2(), Simd::simd128(), Some(Simd::SCALAR)]
+        [Simd::avx512(), Simd::avx_vnni(), Simd::avx2(), Simd::sse41(), Simd::simd128(), Some(Simd::SCALAR)]
             .into_iter()
             .flatten()
             .collect()
@@ -183,6 +194,17 @@ impl Simd {
         None
     }
 
+    /// The 128-bit x86 kernels, if this build has them and the CPU supports SSSE3 and SSE4.1
+    /// (every x86-64 CPU since Intel Penryn, 2008, and AMD Bulldozer, 2011): for CPUs without
+    /// AVX2.
+    pub fn sse41() -> Option<Simd> {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if std::arch::is_x86_feature_detected!("ssse3") && std::arch::is_x86_feature_detected!("sse4.1") {
+            return Some(Simd(Kind::Sse41));
+        }
+        None
+    }
+
     /// The WebAssembly SIMD128 kernels, if this build has them (`-C target-feature=+simd128`).
     /// WebAssembly has no run-time detection: an engine without SIMD128 refuses to load a module
     /// that uses it, so a running build with the kernels can always use them.
@@ -197,7 +219,7 @@ impl Simd {
         }
     }
 
-    /// A short name for diagnostics (`avx512`, `avxvnni`, `avx2`, `simd128` or `scalar`).
+    /// A short name for diagnostics (`avx512`, `avxvnni`, `avx2`, `sse41`, `simd128` or `scalar`).
     pub fn name(self) -> &'static str {
         match self.0 {
             Kind::Scalar => "scalar",
@@ -207,6 +229,8 @@ impl Simd {
             Kind::AvxVnni => "avxvnni",
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             Kind::Avx512 => "avx512",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            Kind::Sse41 => "sse41",
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128", not(feature = "portable")))]
             Kind::Simd128 => "simd128",
         }
@@ -246,6 +270,10 @@ impl Simd {
                     avx2::update::<FT>(w, ft, prev, out, removed, added)
                 }
             },
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            // SAFETY: a `Kind::Sse41` value exists only if `Simd::sse41` detected SSSE3 and
+            // SSE4.1; the lengths were checked above.
+            Kind::Sse41 => unsafe { sse41::update::<FT>(w, ft, prev, out, removed, added) },
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128", not(feature = "portable")))]
             Kind::Simd128 => simd128::update::<FT>(w, ft, prev, out, removed, added),
         }
@@ -306,6 +334,10 @@ impl Simd {
                     avx2::propagate::<FT, H1, H2>(l, us, them, scratch)
                 }
             },
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            // SAFETY: a `Kind::Sse41` value exists only if `Simd::sse41` detected SSSE3 and
+            // SSE4.1; the lengths are the caller's precondition.
+            Kind::Sse41 => unsafe { sse41::propagate::<FT, H1, H2>(l, us, them, scratch) },
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128", not(feature = "portable")))]
             Kind::Simd128 => simd128::propagate::<FT, H1, H2>(l, us, them, scratch),
         }
@@ -589,6 +621,217 @@ mod avx2 {
         let t = _mm_add_epi32(t, _mm_shuffle_epi32::<0b01_00_11_10>(t));
         let t = _mm_add_epi32(t, _mm_shuffle_epi32::<0b10_11_00_01>(t));
         l.b3.wrapping_add(_mm_cvtsi128_si32(t))
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+mod sse41 {
+    #![allow(clippy::undocumented_unsafe_blocks)]
+    // SIMD module banner: the entry points here (`update`, `propagate`) are
+    // `#[target_feature(enable = "ssse3,sse4.1")]` and are only reached through `Simd`, whose
+    // SSE4.1 value proves the CPU has SSSE3 and SSE4.1 (see the module docs above). Every other
+    // function is an `#[inline(always)]` helper called only from those entry points (or from
+    // helpers they call), so it is compiled inside them, with their features. Every pointer
+    // access reads or writes whole 128-bit vectors (or, in `pack8`, 8 bytes) strictly inside the
+    // slices it is derived from: `Simd::update` checks those slices, and `Simd::propagate`'s
+    // callers have checked them against the widths (`Dims::fit`) before calling in; the loop
+    // limits here are those widths. Unaligned loads and stores are used throughout, so no
+    // alignment assumption is needed for soundness.
+
+    use super::super::layers::{Affine, Layers};
+    use super::row;
+    use super::Dims;
+    use std::arch::x86_64::*;
+
+    /// Accumulator lanes per register.
+    const LANES: usize = 8;
+    /// Registers held per pass over the accumulator: 8 x 8 = 64 lanes (x86-64 has 16 XMM
+    /// registers; the rows' loads need some of the rest).
+    const REGS: usize = 8;
+
+    /// One pass over lanes `base .. base + n * 8` (`n <= REGS`).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn update_pass(
+        w: &[i16],
+        ft: usize,
+        prev: &[i16],
+        out: &mut [i16],
+        removed: &[u32],
+        added: &[u32],
+        base: usize,
+        n: usize,
+    ) {
+        let mut r = [_mm_setzero_si128(); REGS];
+        for (i, v) in r.iter_mut().enumerate().take(n) {
+            *v = _mm_loadu_si128(prev.as_ptr().add(base + i * LANES).cast());
+        }
+        for &f in removed {
+            let row = row(w, f, ft);
+            for (i, v) in r.iter_mut().enumerate().take(n) {
+                let w = _mm_loadu_si128(row.as_ptr().add(base + i * LANES).cast());
+                *v = _mm_sub_epi16(*v, w);
+            }
+        }
+        for &f in added {
+            let row = row(w, f, ft);
+            for (i, v) in r.iter_mut().enumerate().take(n) {
+                let w = _mm_loadu_si128(row.as_ptr().add(base + i * LANES).cast());
+                *v = _mm_add_epi16(*v, w);
+            }
+        }
+        for (i, v) in r.iter().enumerate().take(n) {
+            _mm_storeu_si128(out.as_mut_ptr().add(base + i * LANES).cast(), *v);
+        }
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    pub(super) unsafe fn update<const FT: usize>(
+        w: &[i16],
+        ft: usize,
+        prev: &[i16],
+        out: &mut [i16],
+        removed: &[u32],
+        added: &[u32],
+    ) {
+        let ft = if FT == 0 { ft } else { FT };
+        let full = ft / (LANES * REGS);
+        for pass in 0..full {
+            update_pass(w, ft, prev, out, removed, added, pass * LANES * REGS, REGS);
+        }
+        // `ft` is a multiple of 16: the tail is whole registers.
+        let tail = ft % (LANES * REGS) / LANES;
+        if tail > 0 {
+            update_pass(w, ft, prev, out, removed, added, full * LANES * REGS, tail);
+        }
+    }
+
+    /// `clamp(acc, 0, 127)` as `n` bytes (`n` a multiple of 16).
+    #[inline(always)]
+    unsafe fn clip_acc(acc: *const i16, out: *mut u8, n: usize) {
+        let zero = _mm_setzero_si128();
+        for c in 0..n / 16 {
+            let a = _mm_loadu_si128(acc.add(16 * c).cast());
+            let b = _mm_loadu_si128(acc.add(16 * c + 8).cast());
+            // a0..7 b0..7 saturated to -128..=127 (in order: no lanes to cross); `max 0`
+            // completes the clamp.
+            let p = _mm_max_epi8(_mm_packs_epi16(a, b), zero);
+            _mm_storeu_si128(out.add(16 * c).cast(), p);
+        }
+    }
+
+    /// One block step: `acc + (x . w)` per `i32` lane, each lane the dot product of four input
+    /// bytes with four weights (`maddubs` pairs them into `i16`, `madd` sums the pairs).
+    #[inline(always)]
+    unsafe fn dot(acc: __m128i, x: __m128i, w: __m128i) -> __m128i {
+        let p = _mm_madd_epi16(_mm_maddubs_epi16(x, w), _mm_set1_epi16(1));
+        _mm_add_epi32(acc, p)
+    }
+
+    /// The sums of `R` registers of outputs (`4 R` outputs from `g` on) of layer `a` over its
+    /// `n_in` inputs `x` (a multiple of 8), with the biases, in `C` (1 or 2) independent chains
+    /// over the blocks. Eight registers (32 outputs) take one chain: two would need all 16 XMM
+    /// registers for the sums alone.
+    #[inline(always)]
+    unsafe fn group<const R: usize, const C: usize>(
+        a: &Affine,
+        n_in: usize,
+        out_pad: usize,
+        x: *const u8,
+        g: usize,
+    ) -> [__m128i; R] {
+        let stride = 4 * out_pad;
+        let w = a.blocks.as_ptr().add(4 * g);
+        let mut acc = [[_mm_setzero_si128(); R]; C];
+        for c2 in (0..n_in / 4).step_by(C) {
+            for (k, acc) in acc.iter_mut().enumerate() {
+                let c = c2 + k;
+                let xv = _mm_set1_epi32(x.add(4 * c).cast::<i32>().read_unaligned());
+                for (q, aq) in acc.iter_mut().enumerate() {
+                    let wq = _mm_loadu_si128(w.add(c * stride + 16 * q).cast());
+                    *aq = dot(*aq, xv, wq);
+                }
+            }
+        }
+        let mut v = [_mm_setzero_si128(); R];
+        for (q, vq) in v.iter_mut().enumerate() {
+            let bias = _mm_loadu_si128(a.bias.as_ptr().add(g + 4 * q).cast());
+            let s = acc[1..].iter().fold(acc[0][q], |s, chain| _mm_add_epi32(s, chain[q]));
+            *vq = _mm_add_epi32(s, bias);
+        }
+        v
+    }
+
+    /// `clamp(v >> 6, 0, 127)` of four registers of sums (outputs 0..16 in order) as 16 bytes.
+    #[inline(always)]
+    unsafe fn pack16(v: [__m128i; 4], out: *mut u8) {
+        // Saturating packs clamp to -128..=127 and keep the order; `max 0` finishes the clip.
+        let a = _mm_packs_epi32(_mm_srai_epi32::<6>(v[0]), _mm_srai_epi32::<6>(v[1]));
+        let c = _mm_packs_epi32(_mm_srai_epi32::<6>(v[2]), _mm_srai_epi32::<6>(v[3]));
+        let p = _mm_max_epi8(_mm_packs_epi16(a, c), _mm_setzero_si128());
+        _mm_storeu_si128(out.cast(), p);
+    }
+
+    /// `clamp(v >> 6, 0, 127)` of two registers of sums (8 outputs in order) as 8 bytes.
+    #[inline(always)]
+    unsafe fn pack8(v: [__m128i; 2], out: *mut u8) {
+        let w = _mm_packs_epi32(_mm_srai_epi32::<6>(v[0]), _mm_srai_epi32::<6>(v[1]));
+        let p = _mm_max_epi8(_mm_packs_epi16(w, w), _mm_setzero_si128());
+        _mm_storel_epi64(out.cast(), p);
+    }
+
+    /// `clamp((b + w . x) >> 6, 0, 127)` for the `out_pad` outputs of layer `a` from its `n_in`
+    /// inputs `x`, as bytes in output order: 32 at a time, then 16, then 8.
+    #[inline(always)]
+    unsafe fn affine_clip(a: &Affine, n_in: usize, out_pad: usize, x: *const u8, out: *mut u8) {
+        let mut g = 0;
+        while g + 32 <= out_pad {
+            let v = group::<8, 1>(a, n_in, out_pad, x, g);
+            pack16([v[0], v[1], v[2], v[3]], out.add(g));
+            pack16([v[4], v[5], v[6], v[7]], out.add(g + 16));
+            g += 32;
+        }
+        if g + 16 <= out_pad {
+            pack16(group::<4, 2>(a, n_in, out_pad, x, g), out.add(g));
+            g += 16;
+        }
+        if g < out_pad {
+            pack8(group::<2, 2>(a, n_in, out_pad, x, g), out.add(g));
+        }
+    }
+
+    /// `b3 + w3 . h2` over the `n` bytes of `h2` (a multiple of 32).
+    #[inline(always)]
+    unsafe fn output(l: &Layers, n: usize, h2: *const u8) -> i32 {
+        let mut s = _mm_setzero_si128();
+        for c in 0..n / 16 {
+            let h = _mm_loadu_si128(h2.add(16 * c).cast());
+            let w = _mm_loadu_si128(l.w3.as_ptr().add(16 * c).cast());
+            s = dot(s, h, w);
+        }
+        let t = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
+        let t = _mm_add_epi32(t, _mm_shuffle_epi32::<0b10_11_00_01>(t));
+        l.b3.wrapping_add(_mm_cvtsi128_si32(t))
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    pub(super) unsafe fn propagate<const FT: usize, const H1: usize, const H2: usize>(
+        l: &Layers,
+        us: &[i16],
+        them: &[i16],
+        scratch: &mut [u8],
+    ) -> i32 {
+        let d = Dims::of::<FT, H1, H2>(l);
+        let x = scratch.as_mut_ptr();
+        clip_acc(us.as_ptr(), x, d.ft);
+        clip_acc(them.as_ptr(), x.add(d.ft), d.ft);
+        let h1 = x.add(d.in1);
+        affine_clip(&l.l1, d.in1, d.out1, x, h1);
+        let h2 = h1.add(d.in2);
+        // Only the first layer's `out1` outputs can be non-zero: the second layer's padded
+        // inputs past them (zero weights, zero inputs) are skipped.
+        affine_clip(&l.l2, d.out1, d.out2, h1, h2);
+        output(l, d.in3, h2)
     }
 }
 
@@ -976,6 +1219,12 @@ mod tests {
         let mut names: Vec<&str> = all.iter().map(|s| s.name()).collect();
         names.dedup();
         assert_eq!(names.len(), all.len(), "{names:?}");
+        // Every AVX2 CPU has SSSE3 and SSE4.1, so where the AVX2 kernels run the tests prove the
+        // 128-bit ones too.
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if Simd::avx2().is_some() {
+            assert!(all.contains(&Simd::sse41().expect("SSSE3 and SSE4.1 with AVX2")), "{names:?}");
+        }
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128", not(feature = "portable")))]
         assert_eq!(Simd::detect().name(), "simd128");
         #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128", not(feature = "portable"))))]
