@@ -12,76 +12,12 @@ use super::report::ScoreBound;
 use super::shared::SharedState;
 use super::stack::STACK_OFFSET;
 use super::thread::Worker;
-use super::tt::{Bound, TranspositionTable, TtSlot};
+use super::tt::{value_from_tt, Bound, TtPlace};
 use crate::position::{see::SEE_PIECE_VALUE, Declaration, Repetition};
 use crate::types::{
-    mate_in, mated_in, Depth, Move, PieceType, Value, MAX_PLY, VALUE_INFINITE, VALUE_MATED_IN_MAX_PLY,
-    VALUE_MATE_IN_MAX_PLY, VALUE_NONE,
+    is_decisive, is_loss, is_win, mate_in, mated_in, Depth, Move, PieceType, Value, MAX_PLY, VALUE_INFINITE,
+    VALUE_NONE,
 };
-
-/// Mate scores are stored in the table relative to the node, not the root.
-#[inline]
-pub fn value_to_tt(v: Value, ply: i32) -> Value {
-    if v >= VALUE_MATE_IN_MAX_PLY {
-        v + ply
-    } else if v <= VALUE_MATED_IN_MAX_PLY {
-        v - ply
-    } else {
-        v
-    }
-}
-
-/// Where a node's results go in the table: the table, the slot its probe chose, the node's key,
-/// and its ply (mate scores are stored relative to the node).
-#[derive(Clone, Copy)]
-pub(super) struct TtPlace<'a> {
-    pub tt: &'a TranspositionTable,
-    pub slot: TtSlot,
-    pub key: u64,
-    pub ply: i32,
-}
-
-impl TtPlace<'_> {
-    /// Stores a searched `value` (a mate score made relative to the node, [`value_to_tt`]),
-    /// with the node's `eval`, at `depth`: the one way the search stores a value it found.
-    #[inline]
-    pub fn store(self, mv: Option<Move>, value: Value, eval: Value, depth: Depth, bound: Bound, pv: bool) {
-        self.tt.store(self.slot, self.key, mv, value_to_tt(value, self.ply), eval, depth, bound, pv);
-    }
-}
-
-#[inline]
-pub fn value_from_tt(v: Value, ply: i32) -> Value {
-    if v == VALUE_NONE {
-        v
-    } else if v >= VALUE_MATE_IN_MAX_PLY {
-        v - ply
-    } else if v <= VALUE_MATED_IN_MAX_PLY {
-        v + ply
-    } else {
-        v
-    }
-}
-
-/// How many nodes pass between the main thread's time checks. On WebAssembly the check is also
-/// where the search hands control to its host (`crate::host_yield`), and code the browser has
-/// only just compiled runs a few thousand nodes a second: checks every 2048 nodes would keep a
-/// page from answering `stop` for most of a second.
-const CHECK_INTERVAL: u64 = if cfg!(target_family = "wasm") { 128 } else { 2048 };
-
-/// How many nodes pass between checks of the limits: [`CHECK_INTERVAL`], or under a node limit
-/// the largest power of two at most a 1024th of it, so that `go nodes N` stops within about a
-/// thousandth of N (at a check every 2048 nodes, `go nodes 1000` searched 2048 and `gensfen
-/// --nodes 5000` 6144). A power of two, so that the check is a mask.
-pub(super) fn check_interval(node_limit: Option<u64>) -> u64 {
-    match node_limit {
-        Some(n) => {
-            let fine = (n / 1024).clamp(1, CHECK_INTERVAL);
-            1 << (63 - fine.leading_zeros())
-        }
-        None => CHECK_INTERVAL,
-    }
-}
 
 impl Worker {
     /// The kind a move captures, if it captures.
@@ -1135,35 +1071,3 @@ impl Worker {
 /// static evaluation.
 pub(super) const DEPTH_QS: Depth = -1;
 pub(super) const DEPTH_UNSEARCHED: Depth = -2;
-
-#[inline(always)]
-pub(super) fn is_win(v: Value) -> bool {
-    v >= VALUE_MATE_IN_MAX_PLY
-}
-
-#[inline(always)]
-pub(super) fn is_loss(v: Value) -> bool {
-    v <= VALUE_MATED_IN_MAX_PLY
-}
-
-#[inline(always)]
-pub(super) fn is_decisive(v: Value) -> bool {
-    is_win(v) || is_loss(v)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{check_interval, CHECK_INTERVAL};
-
-    #[test]
-    fn a_node_limit_is_checked_within_a_thousandth_of_it() {
-        assert_eq!(check_interval(None), CHECK_INTERVAL);
-        for (limit, interval) in
-            [(1, 1), (1000, 1), (2047, 1), (2048, 2), (5000, 4), (10_000, 8), (1 << 30, CHECK_INTERVAL)]
-        {
-            let got = check_interval(Some(limit));
-            assert_eq!(got, interval.min(CHECK_INTERVAL), "limit {limit}");
-            assert!(got.is_power_of_two());
-        }
-    }
-}

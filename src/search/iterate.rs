@@ -58,7 +58,7 @@ impl Worker {
     fn init_root_moves(&mut self, shared: &SharedState) {
         self.root_color = self.pos.side_to_move();
         self.nodes = 0;
-        self.check_mask = super::alphabeta::check_interval(shared.limits.nodes) - 1;
+        self.check_mask = super::control::check_interval(shared.limits.nodes) - 1;
         self.completed_depth = 0;
         self.sel_depth = 0;
         self.restart = false;

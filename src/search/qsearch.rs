@@ -1,7 +1,7 @@
 //! Quiescence search: below the main search's horizon, captures and pawn promotions (evasions
 //! when in check) until the position is quiet, standing pat on the corrected static evaluation.
 
-use super::alphabeta::{is_decisive, is_loss, is_win, value_from_tt, TtPlace, DEPTH_QS, DEPTH_UNSEARCHED};
+use super::alphabeta::{DEPTH_QS, DEPTH_UNSEARCHED};
 use super::correction::CorrectionHistory;
 use super::history::{piece_to, ContKeys, CONT_PLIES};
 use super::movepick::{is_tactical, MovePicker, QuietContext};
@@ -10,7 +10,9 @@ use super::shared::SharedState;
 use super::stack::STACK_OFFSET;
 use super::thread::Worker;
 use super::tt::Bound;
+use super::tt::{value_from_tt, TtPlace};
 use crate::position::see::SEE_PIECE_VALUE;
+use crate::types::{is_decisive, is_loss, is_win};
 use crate::types::{mated_in, Value, MAX_PLY, VALUE_INFINITE, VALUE_NONE};
 
 impl Worker {

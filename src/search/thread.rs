@@ -126,7 +126,7 @@ impl Worker {
             iteration_multi_pv: 1,
             restart: false,
             last_iteration_pv: Vec::new(),
-            check_mask: super::alphabeta::check_interval(None) - 1,
+            check_mask: super::control::check_interval(None) - 1,
         })
     }
 

@@ -14,7 +14,7 @@
 //! A cluster holds four entries in one 64-byte cache line; the index is the high half of
 //! `key * clusters` (a multiply instead of a modulo).
 
-use crate::types::{Depth, Move, Value};
+use crate::types::{Depth, Move, Value, VALUE_MATED_IN_MAX_PLY, VALUE_MATE_IN_MAX_PLY, VALUE_NONE};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Which side of the window a stored value lies on.
@@ -277,6 +277,51 @@ impl TranspositionTable {
             }
         }
         (used * 1000 / (sample * 4).max(1)) as u32
+    }
+}
+
+/// Mate scores are stored in the table relative to the node, not the root.
+#[inline]
+pub fn value_to_tt(v: Value, ply: i32) -> Value {
+    if v >= VALUE_MATE_IN_MAX_PLY {
+        v + ply
+    } else if v <= VALUE_MATED_IN_MAX_PLY {
+        v - ply
+    } else {
+        v
+    }
+}
+
+/// A value read from the table, made relative to the root again ([`value_to_tt`]'s inverse).
+#[inline]
+pub fn value_from_tt(v: Value, ply: i32) -> Value {
+    if v == VALUE_NONE {
+        v
+    } else if v >= VALUE_MATE_IN_MAX_PLY {
+        v - ply
+    } else if v <= VALUE_MATED_IN_MAX_PLY {
+        v + ply
+    } else {
+        v
+    }
+}
+
+/// Where a node's results go in the table: the table, the slot its probe chose, the node's key,
+/// and its ply (mate scores are stored relative to the node).
+#[derive(Clone, Copy)]
+pub(super) struct TtPlace<'a> {
+    pub tt: &'a TranspositionTable,
+    pub slot: TtSlot,
+    pub key: u64,
+    pub ply: i32,
+}
+
+impl TtPlace<'_> {
+    /// Stores a searched `value` (a mate score made relative to the node, [`value_to_tt`]),
+    /// with the node's `eval`, at `depth`: the one way the search stores a value it found.
+    #[inline]
+    pub fn store(self, mv: Option<Move>, value: Value, eval: Value, depth: Depth, bound: Bound, pv: bool) {
+        self.tt.store(self.slot, self.key, mv, value_to_tt(value, self.ply), eval, depth, bound, pv);
     }
 }
 

@@ -34,6 +34,24 @@ pub const fn is_mate_score(v: Value) -> bool {
     v.abs() >= VALUE_MATE_IN_MAX_PLY && v.abs() <= VALUE_MATE
 }
 
+/// A won value: a mate score for the side to move.
+#[inline(always)]
+pub const fn is_win(v: Value) -> bool {
+    v >= VALUE_MATE_IN_MAX_PLY
+}
+
+/// A lost value: the side to move is mated.
+#[inline(always)]
+pub const fn is_loss(v: Value) -> bool {
+    v <= VALUE_MATED_IN_MAX_PLY
+}
+
+/// A mate score either way.
+#[inline(always)]
+pub const fn is_decisive(v: Value) -> bool {
+    is_win(v) || is_loss(v)
+}
+
 /// A score as USI reports it: centipawns, or mate in plies (negative when being mated).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Score {
