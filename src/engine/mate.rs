@@ -7,9 +7,9 @@
 //! it reports what it had, `Timeout` if nothing was proven.
 
 use super::memory;
-use crate::instant::Instant;
 use crate::mate::{MateInfo, MateLimits, MateResult, MateSolver};
 use crate::position::Position;
+use crate::sys::time::Instant;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -156,7 +156,7 @@ impl MateRunner {
     }
 
     /// WebAssembly has no threads: the solve runs here, to its end, handing control to the host
-    /// now and then (`crate::host_yield`) and hearing `stop` at the reporter's checkpoint.
+    /// now and then (`crate::sys::host_yield`) and hearing `stop` at the reporter's checkpoint.
     #[cfg(target_family = "wasm")]
     fn launch(&mut self, solve: Solve) {
         let Solve { mut solver, pos, limits, stop, reporter } = solve;

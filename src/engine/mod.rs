@@ -413,7 +413,7 @@ impl Engine {
                     // GUI gets its `readyok` soon (zeroing the fitting size could take many
                     // seconds).
                     let fallback = (room_mb / 2).max(1);
-                    let deadline = crate::instant::Instant::now() + FALLBACK_ZEROING;
+                    let deadline = crate::sys::time::Instant::now() + FALLBACK_ZEROING;
                     let (tt, _) = memory::largest_fitting_within(fallback, None, |mb| {
                         TranspositionTable::try_new_until(mb, threads, deadline)
                     });

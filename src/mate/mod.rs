@@ -58,8 +58,8 @@ mod movegen;
 mod pv;
 mod table;
 
-use crate::instant::Instant;
 use crate::position::{MoveList, Position};
+use crate::sys::time::Instant;
 use crate::types::Move;
 use dfpn::{Budget, Search, MAX_DEPTH};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -230,7 +230,7 @@ impl MateSolver {
 /// What ends a solve early besides its limits: the caller's stop flag, looked at every 1024
 /// nodes (64 on WebAssembly). An `AtomicBool` set from another thread is one; a front end
 /// without threads gives one that reads the commands that came while the solver had handed
-/// control to its host (`crate::host_yield`; the WebAssembly build, see `crate::engine::mate`).
+/// control to its host (`crate::sys::host_yield`; the WebAssembly build, see `crate::engine::mate`).
 pub trait Stop: Sync {
     fn stopped(&self) -> bool;
     /// Called when the solver got control back from its host (never where there are threads).

@@ -40,7 +40,7 @@
 //!
 //! Only the search thread touches the table, so there is no synchronisation.
 
-use crate::prefetch::prefetch;
+use crate::sys::prefetch::prefetch;
 use crate::types::{Hand, Move};
 
 /// A final proof or disproof number.

@@ -64,7 +64,7 @@ pub fn value_from_tt(v: Value, ply: i32) -> Value {
 }
 
 /// How many nodes pass between the main thread's time checks. On WebAssembly the check is also
-/// where the search hands control to its host (`crate::host_yield`), and code the browser has
+/// where the search hands control to its host (`crate::sys::host_yield`), and code the browser has
 /// only just compiled runs a few thousand nodes a second: checks every 2048 nodes would keep a
 /// page from answering `stop` for most of a second.
 const CHECK_INTERVAL: u64 = if cfg!(target_family = "wasm") { 128 } else { 2048 };

@@ -3,7 +3,7 @@
 //! gone out. Part of the state the threads share ([`super::shared::SharedState`]).
 
 use super::limits::Limits;
-use crate::instant::Instant;
+use crate::sys::time::Instant;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 

@@ -6,7 +6,7 @@
 //! pages back them when the system allows it (`/sys/kernel/mm/transparent_hugepage/enabled` set
 //! to `madvise` or `always`); elsewhere, or when the advice is refused, they are ordinary memory.
 
-use crate::instant::Instant;
+use crate::sys::time::Instant;
 use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};

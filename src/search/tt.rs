@@ -149,7 +149,7 @@ impl TranspositionTable {
     pub fn try_new_until(
         mb: usize,
         threads: usize,
-        deadline: crate::instant::Instant,
+        deadline: crate::sys::time::Instant,
     ) -> Option<TranspositionTable> {
         let n = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Cluster>()).max(1);
         let clusters = super::large_pages::LargeSlice::try_zeroed_until(n, threads, deadline)?;
@@ -202,7 +202,7 @@ impl TranspositionTable {
     /// Hints the CPU to fetch the cluster of `key` (call before `do_move` returns to the search).
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
-        crate::prefetch::prefetch(&self.clusters[self.cluster_index(key)]);
+        crate::sys::prefetch::prefetch(&self.clusters[self.cluster_index(key)]);
     }
 
     /// Looks `key` up. Returns what was found (if anything) and the slot to store into.
