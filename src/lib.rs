@@ -14,7 +14,8 @@
 //! tables       attacks, zobrist
 //!              bitboard
 //!              types
-//! platform     sys: the clock, the files and the pauses of a WebAssembly host, cache prefetch
+//! platform     sys: the clock, the files and the pauses of a WebAssembly host, cache prefetch,
+//!              large pages, the memory left to the process
 //! ```
 //!
 //! Only front ends print to stdout. The engine and everything below it report through values,

@@ -6,9 +6,10 @@
 //! when the thread is joined. Exactly one report answers each job, also when it is stopped: then
 //! it reports what it had, `Timeout` if nothing was proven.
 
-use super::memory;
+use super::options;
 use crate::mate::{MateInfo, MateLimits, MateResult, MateSolver};
 use crate::position::Position;
+use crate::sys::memory;
 use crate::sys::time::Instant;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -112,7 +113,7 @@ impl MateRunner {
                 let reserve = memory::Reserve { memory: stack, address_space: stack };
                 let (solver, mb) = memory::largest_fitting_leaving(table_mb, reserve, MateSolver::try_new);
                 if mb < table_mb {
-                    reporter.message(&memory::shrunk_message("MateHash", table_mb, mb));
+                    reporter.message(&options::shrunk_message("MateHash", table_mb, mb));
                 }
                 solver
             }

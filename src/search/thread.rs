@@ -247,7 +247,7 @@ impl ThreadPool {
         self.wait();
         self.histories.clear();
         let threads = self.workers.len();
-        super::parallel::for_each_on(self.workers.iter_mut().collect(), threads, |w| w.clear());
+        crate::sys::parallel::for_each_on(self.workers.iter_mut().collect(), threads, |w| w.clear());
     }
 
     /// Waits for the running search, if any, to report its `bestmove` and finish.

@@ -7,10 +7,17 @@
 //! host_file    the files a bare WebAssembly host hands the engine
 //! host_yield   where a search hands control back to a WebAssembly host without threads
 //! prefetch     cache prefetch hints
+//! large_pages  zeroed tables on large pages, zeroed by several threads
+//! memory       the memory and address space left to the process: how large a table, how many
+//!              threads
+//! parallel     one-off work split over helper threads
 //! ```
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub mod host_file;
 pub mod host_yield;
+pub mod large_pages;
+pub(crate) mod memory;
+pub(crate) mod parallel;
 pub mod prefetch;
 pub mod time;
