@@ -244,26 +244,10 @@ impl Stop for AtomicBool {
 }
 
 /// Runs `work` on a thread of its own with the solver's deep stack ([`STACK_BYTES`]), or
-/// `Err` when that thread cannot start.
-#[cfg(not(target_family = "wasm"))]
+/// `Err` when that thread cannot start; on WebAssembly here, on the module's own stack
+/// (`crate::sys::thread`). A panic of `work` goes on in the caller.
 fn on_deep_stack<T: Send>(name: &str, work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
-    std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new()
-            .name(name.to_string())
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, work)?;
-        match handle.join() {
-            Ok(r) => Ok(r),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
-}
-
-/// WebAssembly has no threads: `work` runs here, on the module's own stack, which the build
-/// makes deep enough (32 MiB, `scripts/wasm-build.sh`).
-#[cfg(target_family = "wasm")]
-fn on_deep_stack<T: Send>(_name: &str, work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
-    Ok(work())
+    crate::sys::thread::run_on(name, STACK_BYTES, work)
 }
 
 /// The whole of `solve`, on the search thread.

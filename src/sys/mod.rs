@@ -11,6 +11,8 @@
 //! memory       the memory and address space left to the process: how large a table, how many
 //!              threads
 //! parallel     one-off work split over helper threads
+//! thread       work on a named thread with the stack it needs (inline on WebAssembly), joined
+//!              with its panic
 //! ```
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
@@ -20,4 +22,5 @@ pub mod large_pages;
 pub(crate) mod memory;
 pub(crate) mod parallel;
 pub mod prefetch;
+pub mod thread;
 pub mod time;
