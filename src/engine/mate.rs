@@ -128,16 +128,14 @@ impl MateRunner {
         self.launch(Solve { solver, pos: pos.clone(), limits, stop, reporter });
     }
 
-    /// Solves on a thread of its own and keeps its handle; one that cannot start reports at once
-    /// (the solver stays here). WebAssembly has no threads: the solve runs here, to its end,
-    /// handing control to the host now and then (`crate::sys::host_yield`) and hearing `stop`
-    /// at the reporter's checkpoint, and the solver comes back at once.
-    ///
-    /// This thread has the system's default stack: the solver goes on to a thread of its own with
-    /// its deep stack ([`MateSolver::try_solve`]), which this one waits for, idle.
+    /// Solves on a thread of its own, with the solver's deep stack, and keeps its handle; one
+    /// that cannot start reports at once (the solver stays here). WebAssembly has no threads:
+    /// the solve runs here, to its end, handing control to the host now and then
+    /// (`crate::sys::host_yield`) and hearing `stop` at the reporter's checkpoint, and the
+    /// solver comes back at once.
     fn launch(&mut self, solve: Solve) {
         let stop = Arc::clone(&solve.stop);
-        match thread::spawn_with("go mate", None, solve, Solve::run) {
+        match thread::spawn_with("go mate", Some(crate::mate::STACK_BYTES), solve, Solve::run) {
             Ok(handle) => {
                 self.job = Some(Job { stop, handle });
                 if thread::INLINE {
@@ -167,14 +165,12 @@ struct Solve {
 }
 
 impl Solve {
-    /// Solves and reports, on the job's thread; returns the solver.
+    /// Solves and reports, on the job's thread (which has the solver's deep stack); returns the
+    /// solver.
     fn run(self) -> MateSolver {
         let Solve { mut solver, pos, limits, stop, reporter } = self;
         let checked = CheckedStop { flag: &stop, reporter: reporter.as_ref() };
-        let result = solver.try_solve(&pos, &limits, &checked).unwrap_or_else(|e| {
-            reporter.message(&format!("cannot start the mate search thread ({e})"));
-            MateResult::Timeout
-        });
+        let result = solver.solve_here(&pos, &limits, &checked);
         report(reporter.as_ref(), result, &solver);
         solver
     }

@@ -216,14 +216,25 @@ impl MateSolver {
         limits: &MateLimits,
         stop: &dyn Stop,
     ) -> std::io::Result<MateResult> {
-        let start = Instant::now();
-        let table = &mut self.table;
+        // A position is not `Sync`: the thread gets its own.
         let pos = pos.clone();
-        let limits = *limits;
-        let (result, mut info) = on_deep_stack("mate", move || solve_with(table, pos, &limits, stop))?;
+        on_deep_stack("mate", move || self.solve_owned(pos, limits, stop))
+    }
+
+    /// [`MateSolver::solve`] on this thread, which must have the solver's deep stack
+    /// ([`STACK_BYTES`]; on WebAssembly the module's own stack): for a caller that started a
+    /// thread with it for the solve (`go mate`, `crate::engine::mate`).
+    pub(crate) fn solve_here(&mut self, pos: &Position, limits: &MateLimits, stop: &dyn Stop) -> MateResult {
+        self.solve_owned(pos.clone(), limits, stop)
+    }
+
+    /// [`MateSolver::solve_here`] on a position of its own.
+    fn solve_owned(&mut self, pos: Position, limits: &MateLimits, stop: &dyn Stop) -> MateResult {
+        let start = Instant::now();
+        let (result, mut info) = solve_with(&mut self.table, pos, limits, stop);
         info.elapsed = start.elapsed();
         self.info = info;
-        Ok(result)
+        result
     }
 }
 
