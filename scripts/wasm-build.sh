@@ -25,7 +25,7 @@ RUSTFLAGS="-C target-feature=+simd128 -C link-arg=-zstack-size=$STACK_BYTES" \
   $CARGO build --release --target wasm32-unknown-unknown -p hayate-wasm --target-dir "$BUILD"
 mkdir -p "$OUT"
 # asyncify: only the import `hayate_pause` unwinds, and never through an indirect call (every
-# call on the way to it is direct, see src/host_yield.rs), so that only the functions on that
+# call on the way to it is direct, see src/sys/host_yield.rs), so that only the functions on that
 # way are instrumented; -O3 after it keeps the cost down.
 wasm-opt "$BUILD/wasm32-unknown-unknown/release/hayate_wasm.wasm" \
   --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \

@@ -13,9 +13,9 @@
 //! rules        position
 //! tables       attacks, zobrist
 //!              bitboard
-//!              types, instant (the clock: std's, or the WebAssembly host's), host_file (the
-//!              files a WebAssembly host hands the engine), host_yield (where a search hands
-//!              control back to that host), prefetch (cache prefetch hints)
+//!              types
+//! platform     sys: the clock, the files and the pauses of a WebAssembly host, cache prefetch,
+//!              large pages, the memory left to the process
 //! ```
 //!
 //! Only front ends print to stdout. The engine and everything below it report through values,
@@ -31,15 +31,11 @@ pub mod bitboard;
 pub mod csa;
 pub mod engine;
 pub mod eval;
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-pub mod host_file;
-pub mod host_yield;
-pub mod instant;
 pub mod mate;
 pub mod position;
-pub mod prefetch;
 pub mod search;
 pub mod splitmix;
+pub mod sys;
 pub mod tools;
 pub mod types;
 pub mod usi;

@@ -6,13 +6,14 @@
 //! when the thread is joined. Exactly one report answers each job, also when it is stopped: then
 //! it reports what it had, `Timeout` if nothing was proven.
 
-use super::memory;
-use crate::instant::Instant;
+use super::options;
 use crate::mate::{MateInfo, MateLimits, MateResult, MateSolver};
 use crate::position::Position;
+use crate::sys::memory;
+use crate::sys::thread::{self, Handle};
+use crate::sys::time::Instant;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// What one `go mate` asks for.
@@ -57,7 +58,7 @@ pub struct MateRunner {
 
 struct Job {
     stop: Arc<AtomicBool>,
-    handle: JoinHandle<MateSolver>,
+    handle: Handle<MateSolver>,
 }
 
 impl MateRunner {
@@ -86,7 +87,7 @@ impl MateRunner {
     pub fn wait(&mut self) {
         if let Some(j) = self.job.take() {
             // (Release builds abort on a panic; elsewhere the solver thread's panic goes on here.)
-            self.solver = Some(j.handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            self.solver = Some(j.handle.join());
         }
     }
 
@@ -112,7 +113,7 @@ impl MateRunner {
                 let reserve = memory::Reserve { memory: stack, address_space: stack };
                 let (solver, mb) = memory::largest_fitting_leaving(table_mb, reserve, MateSolver::try_new);
                 if mb < table_mb {
-                    reporter.message(&memory::shrunk_message("MateHash", table_mb, mb));
+                    reporter.message(&options::shrunk_message("MateHash", table_mb, mb));
                 }
                 solver
             }
@@ -127,43 +128,30 @@ impl MateRunner {
         self.launch(Solve { solver, pos: pos.clone(), limits, stop, reporter });
     }
 
-    /// Solves on a thread of its own and keeps its handle; one that cannot start reports at once
-    /// (the solver went with it: the next job makes a new one).
-    #[cfg(not(target_family = "wasm"))]
+    /// Solves on a thread of its own, with the solver's deep stack, and keeps its handle; one
+    /// that cannot start reports at once (the solver stays here). WebAssembly has no threads:
+    /// the solve runs here, to its end, handing control to the host now and then
+    /// (`crate::sys::host_yield`) and hearing `stop` at the reporter's checkpoint, and the
+    /// solver comes back at once.
     fn launch(&mut self, solve: Solve) {
-        let Solve { mut solver, pos, limits, stop, reporter } = solve;
-        let flag = Arc::clone(&stop);
-        let thread_reporter = Arc::clone(&reporter);
-        let spawned = std::thread::Builder::new().name("go mate".into()).spawn(move || {
-            let result = solver.try_solve(&pos, &limits, &*flag).unwrap_or_else(|e| {
-                thread_reporter.message(&format!("cannot start the mate search thread ({e})"));
-                MateResult::Timeout
-            });
-            report(thread_reporter.as_ref(), result, &solver);
-            solver
-        });
-        match spawned {
-            Ok(handle) => self.job = Some(Job { stop, handle }),
-            Err(e) => {
-                reporter.message(&format!("cannot start the go mate thread ({e})"));
-                reporter.mate_report(&MateReport {
+        let stop = Arc::clone(&solve.stop);
+        match thread::spawn_with("go mate", Some(crate::mate::STACK_BYTES), solve, Solve::run) {
+            Ok(handle) => {
+                self.job = Some(Job { stop, handle });
+                if thread::INLINE {
+                    self.wait();
+                }
+            }
+            Err((e, solve)) => {
+                self.solver = Some(solve.solver);
+                solve.reporter.message(&format!("cannot start the go mate thread ({e})"));
+                solve.reporter.mate_report(&MateReport {
                     result: MateResult::Timeout,
                     info: MateInfo::default(),
                     hashfull: 0,
                 });
             }
         }
-    }
-
-    /// WebAssembly has no threads: the solve runs here, to its end, handing control to the host
-    /// now and then (`crate::host_yield`) and hearing `stop` at the reporter's checkpoint.
-    #[cfg(target_family = "wasm")]
-    fn launch(&mut self, solve: Solve) {
-        let Solve { mut solver, pos, limits, stop, reporter } = solve;
-        let checked = CheckedStop { flag: &stop, reporter: reporter.as_ref() };
-        let result = solver.try_solve(&pos, &limits, &checked).unwrap_or(MateResult::Timeout);
-        report(reporter.as_ref(), result, &solver);
-        self.solver = Some(solver);
     }
 }
 
@@ -176,19 +164,30 @@ struct Solve {
     reporter: Arc<dyn MateReporter>,
 }
 
+impl Solve {
+    /// Solves and reports, on the job's thread (which has the solver's deep stack); returns the
+    /// solver.
+    fn run(self) -> MateSolver {
+        let Solve { mut solver, pos, limits, stop, reporter } = self;
+        let checked = CheckedStop { flag: &stop, reporter: reporter.as_ref() };
+        let result = solver.solve_here(&pos, &limits, &checked);
+        report(reporter.as_ref(), result, &solver);
+        solver
+    }
+}
+
 /// The one report of a finished (or stopped) solve.
 fn report(reporter: &dyn MateReporter, result: MateResult, solver: &MateSolver) {
     reporter.mate_report(&MateReport { result, info: solver.info(), hashfull: solver.hashfull() });
 }
 
-/// The stop flag of a solve without threads: after each pause the front end reads what came.
-#[cfg(target_family = "wasm")]
+/// The stop flag of a solve, and on a host without threads what the front end reads after each
+/// pause (where there are threads nothing pauses, and `resumed` is never called).
 struct CheckedStop<'a> {
     flag: &'a AtomicBool,
     reporter: &'a dyn MateReporter,
 }
 
-#[cfg(target_family = "wasm")]
 impl crate::mate::Stop for CheckedStop<'_> {
     fn stopped(&self) -> bool {
         self.flag.load(Ordering::Acquire)

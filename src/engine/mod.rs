@@ -40,7 +40,6 @@
 pub mod book;
 mod files;
 pub mod mate;
-mod memory;
 mod net;
 pub mod options;
 pub mod path_bytes;
@@ -52,10 +51,10 @@ use crate::search::thread::{STACK_SIZE, THREAD_ADDRESS_SPACE, THREAD_MEMORY};
 use crate::search::{
     BestMove, Limits, Reporter, ScoreBound, SearchConfig, SearchInfo, ThreadPool, TranspositionTable,
 };
+use crate::sys::memory::{self, Reserve};
 use crate::types::{Score, Value};
 use book::{BookChoice, BookSlot};
 use mate::{MateReporter, MateRequest, MateRunner};
-use memory::Reserve;
 use net::NetSlot;
 use options::{OptionError, Options};
 use std::sync::Arc;
@@ -414,12 +413,12 @@ impl Engine {
                     // GUI gets its `readyok` soon (zeroing the fitting size could take many
                     // seconds).
                     let fallback = (room_mb / 2).max(1);
-                    let deadline = crate::instant::Instant::now() + FALLBACK_ZEROING;
+                    let deadline = crate::sys::time::Instant::now() + FALLBACK_ZEROING;
                     let (tt, _) = memory::largest_fitting_within(fallback, None, |mb| {
                         TranspositionTable::try_new_until(mb, threads, deadline)
                     });
                     let got = tt.size_mb().max(1);
-                    let mut message = memory::shrunk_message(options::USI_HASH, mb, got);
+                    let mut message = options::shrunk_message(options::USI_HASH, mb, got);
                     message.push_str(&if got < fallback {
                         format!(
                             " (the part of {fallback} MiB, half the memory left, that could be made ready \
@@ -434,7 +433,7 @@ impl Engine {
                     let (tt, got) = memory::largest_fitting_leaving(mb, reserve, |mb| {
                         TranspositionTable::try_new_on(mb, threads)
                     });
-                    (tt, (got < mb).then(|| memory::shrunk_message(options::USI_HASH, mb, got)))
+                    (tt, (got < mb).then(|| options::shrunk_message(options::USI_HASH, mb, got)))
                 }
             };
             self.tt = Arc::new(tt);

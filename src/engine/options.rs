@@ -426,6 +426,11 @@ pub fn config_candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
+/// The message for an option whose size could not be had in full (see `crate::sys::memory`).
+pub(crate) fn shrunk_message(option: &str, asked_mb: usize, got_mb: usize) -> String {
+    format!("{option} {asked_mb} MiB: more than the memory that can be had, using {got_mb} MiB")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,8 +69,8 @@ use super::hand as hands;
 use super::movegen;
 use super::table::{Probe, Table, INF, PN_MAX, UNLIMITED};
 use crate::attacks;
-use crate::instant::Instant;
 use crate::position::Position;
+use crate::sys::time::Instant;
 use crate::types::{Color, Hand, Move, MoveKind, PieceType};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -443,7 +443,7 @@ impl<'a> Search<'a> {
     }
 
     fn poll(&mut self) {
-        if crate::host_yield::pause_if_due() {
+        if crate::sys::host_yield::pause_if_due() {
             self.stop.resumed();
         }
         if self.nodes >= self.budget.nodes

@@ -58,8 +58,8 @@ mod movegen;
 mod pv;
 mod table;
 
-use crate::instant::Instant;
 use crate::position::{MoveList, Position};
+use crate::sys::time::Instant;
 use crate::types::Move;
 use dfpn::{Budget, Search, MAX_DEPTH};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -216,21 +216,32 @@ impl MateSolver {
         limits: &MateLimits,
         stop: &dyn Stop,
     ) -> std::io::Result<MateResult> {
-        let start = Instant::now();
-        let table = &mut self.table;
+        // A position is not `Sync`: the thread gets its own.
         let pos = pos.clone();
-        let limits = *limits;
-        let (result, mut info) = on_deep_stack("mate", move || solve_with(table, pos, &limits, stop))?;
+        on_deep_stack("mate", move || self.solve_owned(pos, limits, stop))
+    }
+
+    /// [`MateSolver::solve`] on this thread, which must have the solver's deep stack
+    /// ([`STACK_BYTES`]; on WebAssembly the module's own stack): for a caller that started a
+    /// thread with it for the solve (`go mate`, `crate::engine::mate`).
+    pub(crate) fn solve_here(&mut self, pos: &Position, limits: &MateLimits, stop: &dyn Stop) -> MateResult {
+        self.solve_owned(pos.clone(), limits, stop)
+    }
+
+    /// [`MateSolver::solve_here`] on a position of its own.
+    fn solve_owned(&mut self, pos: Position, limits: &MateLimits, stop: &dyn Stop) -> MateResult {
+        let start = Instant::now();
+        let (result, mut info) = solve_with(&mut self.table, pos, limits, stop);
         info.elapsed = start.elapsed();
         self.info = info;
-        Ok(result)
+        result
     }
 }
 
 /// What ends a solve early besides its limits: the caller's stop flag, looked at every 1024
 /// nodes (64 on WebAssembly). An `AtomicBool` set from another thread is one; a front end
 /// without threads gives one that reads the commands that came while the solver had handed
-/// control to its host (`crate::host_yield`; the WebAssembly build, see `crate::engine::mate`).
+/// control to its host (`crate::sys::host_yield`; the WebAssembly build, see `crate::engine::mate`).
 pub trait Stop: Sync {
     fn stopped(&self) -> bool;
     /// Called when the solver got control back from its host (never where there are threads).
@@ -244,26 +255,10 @@ impl Stop for AtomicBool {
 }
 
 /// Runs `work` on a thread of its own with the solver's deep stack ([`STACK_BYTES`]), or
-/// `Err` when that thread cannot start.
-#[cfg(not(target_family = "wasm"))]
+/// `Err` when that thread cannot start; on WebAssembly here, on the module's own stack
+/// (`crate::sys::thread`). A panic of `work` goes on in the caller.
 fn on_deep_stack<T: Send>(name: &str, work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
-    std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new()
-            .name(name.to_string())
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, work)?;
-        match handle.join() {
-            Ok(r) => Ok(r),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
-}
-
-/// WebAssembly has no threads: `work` runs here, on the module's own stack, which the build
-/// makes deep enough (32 MiB, `scripts/wasm-build.sh`).
-#[cfg(target_family = "wasm")]
-fn on_deep_stack<T: Send>(_name: &str, work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
-    Ok(work())
+    crate::sys::thread::run_on(name, STACK_BYTES, work)
 }
 
 /// The whole of `solve`, on the search thread.

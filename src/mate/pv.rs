@@ -19,7 +19,7 @@
 
 use super::dfpn::{Budget, Search};
 use super::movegen;
-use crate::instant::Instant;
+use crate::sys::time::Instant;
 use crate::types::Move;
 
 /// Lowers the proven mate length `len` of the current position while the budget lasts. Returns

@@ -40,7 +40,8 @@
 //!
 //! Only the search thread touches the table, so there is no synchronisation.
 
-use crate::prefetch::prefetch;
+use crate::sys::large_pages::advise_large_pages;
+use crate::sys::prefetch::prefetch;
 use crate::types::{Hand, Move};
 
 /// A final proof or disproof number.
@@ -179,7 +180,7 @@ impl Table {
         let mut clusters = Vec::new();
         clusters.try_reserve_exact(n).ok()?;
         // Advise before the first write, so that the pages are backed huge from the start.
-        advise_huge_pages(clusters.spare_capacity_mut());
+        advise_large_pages(clusters.spare_capacity_mut());
         clusters.resize(n, Cluster::default());
         let high = (n * WAYS * GC_HIGH_PERMILLE / 1000).max(1);
         Some(Table { clusters, reps, used: 0, high, generation: 0, collections: 0 })
@@ -475,29 +476,6 @@ impl Table {
         self.used * 1000 / self.capacity()
     }
 }
-
-/// Asks Linux to back the table with transparent huge pages: random probes into a large table
-/// otherwise miss the TLB on almost every access. A hint only; nothing depends on it.
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(clusters: &[std::mem::MaybeUninit<Cluster>]) {
-    extern "C" {
-        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-    }
-    const MADV_HUGEPAGE: i32 = 14;
-    const HUGE: usize = 2 << 20;
-    let start = clusters.as_ptr() as usize;
-    let end = start + std::mem::size_of_val(clusters);
-    let aligned = (start + HUGE - 1) & !(HUGE - 1);
-    if aligned + HUGE <= end {
-        // SAFETY: the range lies within the allocation of `clusters` and is aligned to a page; MADV_HUGEPAGE changes how the kernel backs the pages, never their contents.
-        unsafe {
-            madvise(aligned as *mut std::ffi::c_void, (end - aligned) & !(HUGE - 1), MADV_HUGEPAGE);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_: &[std::mem::MaybeUninit<Cluster>]) {}
 
 #[cfg(test)]
 mod tests {

@@ -3,7 +3,7 @@
 //! gone out. Part of the state the threads share ([`super::shared::SharedState`]).
 
 use super::limits::Limits;
-use crate::instant::Instant;
+use crate::sys::time::Instant;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -46,7 +46,7 @@ impl SearchControl {
 }
 
 /// How many nodes pass between the main thread's time checks. On WebAssembly the check is also
-/// where the search hands control to its host (`crate::host_yield`), and code the browser has
+/// where the search hands control to its host (`crate::sys::host_yield`), and code the browser has
 /// only just compiled runs a few thousand nodes a second: checks every 2048 nodes would keep a
 /// page from answering `stop` for most of a second.
 const CHECK_INTERVAL: u64 = if cfg!(target_family = "wasm") { 128 } else { 2048 };

@@ -86,7 +86,7 @@ impl StructureCorrection {
 
 impl CorrectionHistory {
     /// The bytes of one thread's table (13 MB; its pages rounded up).
-    pub const BYTES: usize = 2 * PIECE_TO * PIECE_TO + super::large_pages::LARGE_PAGE;
+    pub const BYTES: usize = 2 * PIECE_TO * PIECE_TO + crate::sys::large_pages::LARGE_PAGE;
 
     pub fn try_new() -> Option<CorrectionHistory> {
         Some(CorrectionHistory { continuation: zeroed(PIECE_TO * PIECE_TO)? })

@@ -115,10 +115,10 @@ pub struct History {
 }
 
 /// A history table: zeroed entries, on large pages where possible.
-pub type Table = super::large_pages::LargeSlice<i16>;
+pub type Table = crate::sys::large_pages::LargeSlice<i16>;
 
 /// A history table the search threads share (relaxed atomic entries; see [`gravity_shared`]).
-pub type SharedTable = super::large_pages::LargeSlice<AtomicI16>;
+pub type SharedTable = crate::sys::large_pages::LargeSlice<AtomicI16>;
 
 /// The number of copies of a per-thread table size that tables shared by `threads` threads get:
 /// the thread count rounded up to a power of two (so that a masked hash indexes them), or
@@ -143,7 +143,7 @@ impl History {
     /// continuation history (50 MB) is nearly all of it.
     pub const BYTES: usize = 2 * (2 * FROM_TO + LOW_PLY * FROM_TO + PIECE_TO * PieceType::NUM)
         + 2 * (CONT_ROWS + 1) * PIECE_TO
-        + 4 * super::large_pages::LARGE_PAGE;
+        + 4 * crate::sys::large_pages::LARGE_PAGE;
 
     /// Histories as a new game starts them, or `None` when the allocator refuses the memory (the
     /// continuation history takes about 54 MB).

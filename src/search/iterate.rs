@@ -93,7 +93,7 @@ impl Worker {
     /// abandon the iteration when `MultiPV` changed (the deepening starts again with the new
     /// number of lines).
     pub(super) fn check_time(&mut self, shared: &SharedState) {
-        if crate::host_yield::pause_if_due() {
+        if crate::sys::host_yield::pause_if_due() {
             shared.reporter.checkpoint(&shared.control);
         }
         self.publish_nodes(shared);
@@ -342,7 +342,7 @@ impl Worker {
 /// on a WebAssembly host, a pause that hands control to the host, then the reporter's
 /// checkpoint, which reads what came meanwhile.
 fn wait_a_moment(shared: &SharedState) {
-    if crate::host_yield::pause_for(crate::host_yield::WAIT_MS) {
+    if crate::sys::host_yield::pause_for(crate::sys::host_yield::WAIT_MS) {
         shared.reporter.checkpoint(&shared.control);
     } else {
         std::thread::sleep(Duration::from_millis(1));

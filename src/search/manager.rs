@@ -4,8 +4,8 @@
 
 use super::shared::SharedState;
 use super::time::{self, TimePlan};
-use crate::instant::Instant;
 use crate::position::Position;
+use crate::sys::time::Instant;
 
 /// The main thread's clock and deadlines.
 pub struct SearchManager {

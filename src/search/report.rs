@@ -51,7 +51,7 @@ pub trait Reporter: Send + Sync {
     fn best_move(&self, best: BestMove);
 
     /// Called by the main search thread each time it got control back from a host without
-    /// threads (a WebAssembly page, see `crate::host_yield`): the front end (`crate::web`)
+    /// threads (a WebAssembly page, see `crate::sys::host_yield`): the front end (`crate::web`)
     /// applies to `control` the commands that came meanwhile (`stop`, `ponderhit`). Threaded
     /// front ends get those through their own input thread; there it is never called.
     fn checkpoint(&self, _control: &SearchControl) {}

@@ -9,7 +9,7 @@ use super::history::{shared_scale, PawnHistory};
 use super::limits::Limits;
 use super::report::Reporter;
 use super::tt::TranspositionTable;
-use crate::instant::Instant;
+use crate::sys::time::Instant;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 

@@ -22,12 +22,12 @@ use super::shared::{NodeCounter, SharedHistories, SharedState};
 use super::stack::{Frame, PvTable, STACK_OFFSET};
 use super::tt::TranspositionTable;
 use crate::eval::{EvalType, Evaluator};
-use crate::instant::Instant;
 use crate::position::Position;
+use crate::sys::thread::{self, Handle};
+use crate::sys::time::Instant;
 use crate::types::{Color, Move, Value, MAX_PLY};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 /// Stack size of search threads (deep recursion with move lists on the stack).
 pub const STACK_SIZE: usize = 64 * 1024 * 1024;
@@ -142,7 +142,7 @@ pub struct ThreadPool {
     workers: Vec<Worker>,
     /// The histories the workers share, sized for their number.
     histories: Arc<SharedHistories>,
-    running: Option<JoinHandle<Vec<Worker>>>,
+    running: Option<Handle<Vec<Worker>>>,
     control: Arc<SearchControl>,
     /// The NNUE net (and FV_SCALE) every worker evaluates with, if any.
     network: Option<(Arc<crate::eval::nnue::Network>, i32)>,
@@ -247,14 +247,14 @@ impl ThreadPool {
         self.wait();
         self.histories.clear();
         let threads = self.workers.len();
-        super::parallel::for_each_on(self.workers.iter_mut().collect(), threads, |w| w.clear());
+        crate::sys::parallel::for_each_on(self.workers.iter_mut().collect(), threads, |w| w.clear());
     }
 
     /// Waits for the running search, if any, to report its `bestmove` and finish.
     pub fn wait(&mut self) {
         if let Some(h) = self.running.take() {
             // (Release builds abort on a panic; elsewhere a search thread's panic goes on here.)
-            self.workers = h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            self.workers = h.join();
         }
     }
 
@@ -300,22 +300,24 @@ impl ThreadPool {
 
     /// Runs the search on a thread of its own (with a deep stack) and keeps its handle; a
     /// thread that cannot start leaves the workers here and answers with an unsearched move.
-    #[cfg(not(target_family = "wasm"))]
+    /// WebAssembly has no threads: the search runs here, to its end, handing control to its host
+    /// at the reporter's checkpoints (see [`Reporter::checkpoint`]), and the workers come back
+    /// at once.
     fn launch(&mut self, workers: Vec<Worker>, shared: Arc<SharedState>, pos: &Position) {
         // The workers go to the thread once it runs, so that they stay here if it cannot start.
-        let (to_thread, from_pool) = std::sync::mpsc::channel::<(Vec<Worker>, Arc<SharedState>)>();
-        let spawned =
-            std::thread::Builder::new().name("search".into()).stack_size(STACK_SIZE).spawn(move || {
-                let (mut workers, shared) = from_pool.recv().expect("the pool sends the workers");
-                run_search(&mut workers, &shared);
-                workers
-            });
+        let input = (workers, Arc::clone(&shared));
+        let spawned = thread::spawn_with("search", Some(STACK_SIZE), input, |(mut workers, shared)| {
+            run_search(&mut workers, &shared);
+            workers
+        });
         match spawned {
             Ok(handle) => {
-                to_thread.send((workers, shared)).expect("the search thread waits for its workers");
                 self.running = Some(handle);
+                if thread::INLINE {
+                    self.wait();
+                }
             }
-            Err(e) => {
+            Err((e, (workers, _))) => {
                 self.workers = workers;
                 shared
                     .reporter
@@ -325,14 +327,6 @@ impl ThreadPool {
                 shared.reporter.best_move(best);
             }
         }
-    }
-
-    /// WebAssembly has no threads: the search runs here, to its end, handing control to its host
-    /// at the reporter's checkpoints (see [`Reporter::checkpoint`]).
-    #[cfg(target_family = "wasm")]
-    fn launch(&mut self, mut workers: Vec<Worker>, shared: Arc<SharedState>, _pos: &Position) {
-        run_search(&mut workers, &shared);
-        self.workers = workers;
     }
 
     /// Runs a search to completion (bench, tests, self-play): starts it and waits for its
@@ -388,7 +382,6 @@ fn run_search(workers: &mut [Worker], shared: &Arc<SharedState>) {
 
 /// The move played when no search can run: the table's move if it is legal here, else the first
 /// legal move (among `searchmoves` when given), else resignation.
-#[cfg(not(target_family = "wasm"))]
 fn unsearched_move(pos: &Position, shared: &SharedState) -> BestMove {
     let only = &shared.limits.searchmoves;
     let allowed = |m: Move| only.is_empty() || only.contains(&m);

@@ -76,7 +76,7 @@ struct Cluster {
 const _: () = assert!(std::mem::size_of::<Cluster>() == 64);
 
 // SAFETY: a cluster is atomics of integers, for which zero bytes are a valid (empty) value.
-unsafe impl super::large_pages::ZeroValid for Cluster {}
+unsafe impl crate::sys::large_pages::ZeroValid for Cluster {}
 
 /// The data word of `d` written in `generation` (the inverse of [`unpack`] but for the generation).
 fn pack(d: &TtData, generation: u8) -> u64 {
@@ -119,7 +119,7 @@ pub struct TtSlot {
 }
 
 pub struct TranspositionTable {
-    clusters: super::large_pages::LargeSlice<Cluster>,
+    clusters: crate::sys::large_pages::LargeSlice<Cluster>,
     /// Five bits; bumped once per search so old entries age.
     generation: AtomicU64,
 }
@@ -140,7 +140,7 @@ impl TranspositionTable {
     /// [`TranspositionTable::try_new`], the memory zeroed by `threads` threads.
     pub fn try_new_on(mb: usize, threads: usize) -> Option<TranspositionTable> {
         let n = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Cluster>()).max(1);
-        let clusters = super::large_pages::LargeSlice::try_zeroed_on(n, threads)?;
+        let clusters = crate::sys::large_pages::LargeSlice::try_zeroed_on(n, threads)?;
         Some(TranspositionTable { clusters, generation: AtomicU64::new(0) })
     }
 
@@ -149,10 +149,10 @@ impl TranspositionTable {
     pub fn try_new_until(
         mb: usize,
         threads: usize,
-        deadline: crate::instant::Instant,
+        deadline: crate::sys::time::Instant,
     ) -> Option<TranspositionTable> {
         let n = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Cluster>()).max(1);
-        let clusters = super::large_pages::LargeSlice::try_zeroed_until(n, threads, deadline)?;
+        let clusters = crate::sys::large_pages::LargeSlice::try_zeroed_until(n, threads, deadline)?;
         Some(TranspositionTable { clusters, generation: AtomicU64::new(0) })
     }
 
@@ -170,7 +170,7 @@ impl TranspositionTable {
     /// of gigabytes takes a good part of a second on one thread).
     pub fn clear_on(&self, threads: usize) {
         let share = self.clusters.len().div_ceil(threads.max(1)).max(1);
-        super::parallel::for_each_on(self.clusters.chunks(share).collect(), threads, |part| {
+        crate::sys::parallel::for_each_on(self.clusters.chunks(share).collect(), threads, |part| {
             for e in part.iter().flat_map(|c| &c.entries) {
                 e.key_xor_data.store(0, Ordering::Relaxed);
                 e.data.store(0, Ordering::Relaxed);
@@ -202,7 +202,7 @@ impl TranspositionTable {
     /// Hints the CPU to fetch the cluster of `key` (call before `do_move` returns to the search).
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
-        crate::prefetch::prefetch(&self.clusters[self.cluster_index(key)]);
+        crate::sys::prefetch::prefetch(&self.clusters[self.cluster_index(key)]);
     }
 
     /// Looks `key` up. Returns what was found (if anything) and the slot to store into.

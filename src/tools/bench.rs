@@ -3,9 +3,9 @@
 //! search or evaluation changes it, non-functional changes keep it. `hayate bench` and the USI
 //! `bench` command print [`report`].
 
-use crate::instant::Instant;
 use crate::position::Position;
 use crate::search::{BestMove, Limits, Reporter, SearchConfig, SearchInfo, ThreadPool, TranspositionTable};
+use crate::sys::time::Instant;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;

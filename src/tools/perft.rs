@@ -4,8 +4,8 @@
 //! Bulk mode counts the last ply with [`MoveCounter`] (destination sets are popcounted, nothing is
 //! listed or made); `--no-bulk` makes and unmakes every leaf move.
 
-use crate::instant::Instant;
 use crate::position::{generate_legal, MoveCounter, PieceLimits, Position, WideMoveList, STARTPOS};
+use crate::sys::time::Instant;
 use crate::types::Move;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

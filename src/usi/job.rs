@@ -3,15 +3,15 @@
 //! WebAssembly, which has no threads, they run to their end at once (perft and bench are tools
 //! for native builds; the web front end answers them all the same).
 
+use crate::sys::thread::{self, Handle};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 /// A running (or finished) background job.
 pub struct Job {
     stop: Arc<AtomicBool>,
-    /// The thread (none on WebAssembly: the job has already run).
-    handle: Option<JoinHandle<()>>,
+    /// The thread (on WebAssembly the job has already run).
+    handle: Handle<()>,
 }
 
 impl Job {
@@ -19,18 +19,9 @@ impl Job {
     /// no thread can be started (the job has not run).
     pub fn spawn(name: &str, work: impl FnOnce(&AtomicBool) + Send + 'static) -> std::io::Result<Job> {
         let stop = Arc::new(AtomicBool::new(false));
-        #[cfg(target_family = "wasm")]
-        {
-            let _ = name;
-            work(&stop);
-            Ok(Job { stop, handle: None })
-        }
-        #[cfg(not(target_family = "wasm"))]
-        {
-            let flag = Arc::clone(&stop);
-            let handle = std::thread::Builder::new().name(name.into()).spawn(move || work(&flag))?;
-            Ok(Job { stop, handle: Some(handle) })
-        }
+        let flag = Arc::clone(&stop);
+        let handle = thread::spawn(name, None, move || work(&flag))?;
+        Ok(Job { stop, handle })
     }
 
     /// Asks the job to end (it still prints what it has).
@@ -42,8 +33,6 @@ impl Job {
     pub fn stop_and_wait(self) {
         self.stop();
         // (Release builds abort on a panic; elsewhere the job's panic goes on here.)
-        if let Some(Err(panic)) = self.handle.map(JoinHandle::join) {
-            std::panic::resume_unwind(panic);
-        }
+        self.handle.join();
     }
 }

@@ -120,7 +120,7 @@ pub extern "C" fn hayate_run() -> i32 {
 pub fn run() -> i32 {
     // A new slice starts with each call from the host (a resumption skips this: asyncify's
     // rewind goes straight back to the paused call).
-    crate::host_yield::slice_starts();
+    crate::sys::host_yield::slice_starts();
     SESSION.with(|session| {
         let mut session = session.borrow_mut();
         let session = session.get_or_insert_with(start);

@@ -4,7 +4,7 @@
 //! The host is the glue module `wasm/js/hayate.js`. It keeps the lines it is sent in an inbox
 //! and calls `run` (the export `hayate_run`), which handles them in order until none is left.
 //! A search (or `go mate`) runs inside the handling of its `go`, on this one thread, and hands
-//! control back to the host every few milliseconds (`crate::host_yield`): the import
+//! control back to the host every few milliseconds (`crate::sys::host_yield`): the import
 //! `hayate_pause` unwinds the WebAssembly stack to the host (binaryen's asyncify, applied to the
 //! module when it is built), which lets its event loop run (new lines arrive, `poll()` is
 //! called) and then rewinds it, so that the search goes on where it was, its state intact. Back

@@ -32,7 +32,7 @@ pub const WEB_FILE: &str = "/eval/hayate-gen6.bin";
 /// memory asked for first (about 50 ms in a browser).
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub fn compact_bytes() -> Result<std::borrow::Cow<'static, [u8]>, CompactError> {
-    use crate::host_file::{self, HostFileError};
+    use crate::sys::host_file::{self, HostFileError};
     let file = host_file::read(WEB_FILE).map_err(|e| match e {
         HostFileError::Missing => CompactError::Missing(WEB_FILE),
         HostFileError::OutOfMemory { bytes } => CompactError::OutOfMemory { bytes },

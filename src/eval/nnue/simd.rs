@@ -344,7 +344,7 @@ impl Simd {
     }
 }
 
-/// Asks the CPU to start loading transformer row `f` into the cache (a hint: `crate::prefetch`):
+/// Asks the CPU to start loading transformer row `f` into the cache (a hint: `crate::sys::prefetch`):
 /// made when a move is made, the row is there by the time the lazy update needs it. Of a row
 /// wider than 512 bytes only the first 512 are asked for: the hardware's stream prefetcher
 /// follows a row it has seen start.
@@ -352,7 +352,7 @@ impl Simd {
 pub(crate) fn prefetch_row(net: &Network, f: u32, ft: usize) {
     let start = f as usize * ft;
     if let Some(row) = net.ft_weight.get(start..start + ft) {
-        crate::prefetch::prefetch_slice(row, 8);
+        crate::sys::prefetch::prefetch_slice(row, 8);
     }
 }
 

@@ -5,8 +5,10 @@
 //! more are aligned to 2 MiB and marked with `madvise(MADV_HUGEPAGE)`, so that transparent huge
 //! pages back them when the system allows it (`/sys/kernel/mm/transparent_hugepage/enabled` set
 //! to `madvise` or `always`); elsewhere, or when the advice is refused, they are ordinary memory.
+//! Tables allocated elsewhere (the mate solver's) take the same advice from
+//! [`advise_large_pages`].
 
-use crate::instant::Instant;
+use crate::sys::time::Instant;
 use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
@@ -105,7 +107,11 @@ impl<T: ZeroValid> LargeSlice<T> {
             // The advice must come before the first write: pages already touched stay small.
             // SAFETY: `layout` has a non-zero size.
             let raw = NonNull::new(unsafe { alloc(layout) })?;
-            advise_large_pages(raw.as_ptr(), size);
+            // SAFETY: `raw` is a fresh allocation of `size` bytes, ours alone; `MaybeUninit`
+            // bytes may be uninitialised.
+            let memory: &mut [MaybeUninit<u8>] =
+                unsafe { std::slice::from_raw_parts_mut(raw.as_ptr().cast(), size) };
+            advise_large_pages(memory);
             raw
         } else {
             // SAFETY: `layout` has a non-zero size.
@@ -148,21 +154,34 @@ impl<T: ZeroValid> Drop for LargeSlice<T> {
     }
 }
 
+/// Asks the system to back the whole large pages inside `memory` with large pages: on Linux
+/// `madvise(MADV_HUGEPAGE)` on its part from its first [`LARGE_PAGE`] boundary to its last
+/// (nothing if there is no whole large page inside). Memory not yet written, as the advice must
+/// come before the first write: pages already touched stay small. A hint only: nothing depends
+/// on it, and elsewhere it does nothing.
 #[cfg(target_os = "linux")]
-fn advise_large_pages(ptr: *mut u8, len: usize) {
+pub fn advise_large_pages<T>(memory: &mut [MaybeUninit<T>]) {
     /// `MADV_HUGEPAGE` from Linux's `<asm-generic/mman-common.h>`.
     const MADV_HUGEPAGE: i32 = 14;
     extern "C" {
         fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
     }
-    // SAFETY: `ptr..ptr + len` is one live allocation of ours, aligned to the page size; the
-    // advice changes how the kernel backs it, never its contents. A refusal (an old kernel,
-    // transparent huge pages off) leaves ordinary pages, which is fine.
-    let _ = unsafe { madvise(ptr.cast(), len, MADV_HUGEPAGE) };
+    let start = memory.as_mut_ptr() as usize;
+    let end = start + std::mem::size_of_val(memory);
+    let aligned = start.next_multiple_of(LARGE_PAGE);
+    if aligned + LARGE_PAGE <= end {
+        let len = (end - aligned) & !(LARGE_PAGE - 1);
+        // SAFETY: `aligned..aligned + len` lies within `memory`, a live allocation that we hold
+        // exclusively, and starts at a page boundary; the advice changes how the kernel backs
+        // it, never its contents. A refusal (an old kernel, transparent huge pages off) leaves
+        // ordinary pages, which is fine.
+        let _ = unsafe { madvise(aligned as *mut std::ffi::c_void, len, MADV_HUGEPAGE) };
+    }
 }
 
+/// Large pages are asked for on Linux only.
 #[cfg(not(target_os = "linux"))]
-fn advise_large_pages(_ptr: *mut u8, _len: usize) {}
+pub fn advise_large_pages<T>(_memory: &mut [MaybeUninit<T>]) {}
 
 #[cfg(test)]
 mod tests {

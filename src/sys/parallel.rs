@@ -1,5 +1,6 @@
 //! Work split over helper threads for the big one-off jobs outside the search: zeroing a new
-//! table, clearing the transposition table and the histories between games.
+//! table (`super::large_pages`), clearing the transposition table and the histories between
+//! games.
 
 use std::sync::Mutex;
 

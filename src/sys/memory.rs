@@ -1,6 +1,6 @@
 //! Tables and threads sized to the memory the system grants: a size that is more than the free
-//! memory, or that the allocator refuses, is halved until one fits, threads are held to those
-//! whose tables and stacks fit with head room, and the user is told.
+//! memory, or that the allocator refuses, is halved until one fits, and threads are held to
+//! those whose tables and stacks fit with head room; the caller tells the user.
 //!
 //! Linux grants large allocations it cannot back (overcommit) and kills the process when the
 //! table is filled, so there the size is first held to the memory the kernel reports available
@@ -109,11 +109,6 @@ pub(crate) fn largest_fitting_within<T>(
         assert!(size > 1, "out of memory: not even a 1 MiB table can be allocated");
         size /= 2;
     }
-}
-
-/// The message for an option whose size could not be had in full.
-pub(crate) fn shrunk_message(option: &str, asked_mb: usize, got_mb: usize) -> String {
-    format!("{option} {asked_mb} MiB: more than the memory that can be had, using {got_mb} MiB")
 }
 
 /// What the system can still give without swapping or killing a process: as memory, Linux's

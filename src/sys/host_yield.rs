@@ -21,7 +21,7 @@ pub const WAIT_MS: u32 = 5;
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod host {
-    use crate::instant::Instant;
+    use crate::sys::time::Instant;
     use std::cell::Cell;
 
     #[link(wasm_import_module = "env")]
