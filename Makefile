@@ -14,7 +14,7 @@ MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
         bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows \
         spsa clock-games tools-venv test-tools test-python lint-python ledger-check bench-mate \
-        data records-check
+        data records-check layers-check
 
 all: build
 
@@ -36,11 +36,16 @@ run: build
 ## the engine's `eval`) and the Python tools' tests.
 test: check unit test-python test-portable test-wasm
 
-check: fmt lint ledger-check records-check
+check: fmt lint ledger-check records-check layers-check
 
 ## The self-play records' ledger, data/selfplay/manifest.tsv: well-formed, every row's commit an
 ## ancestor of HEAD holding a blob of the row's sha256, no `.hgr` tracked in data/selfplay/
 ## (tools/records.py; under a second). A shallow clone gets the other checks and a message.
+## The import rules of src/: each module uses only the layers below its own (src/lib.rs's map),
+## and no files of a module use each other in a circle (tools/layers.py; under a second).
+layers-check:
+	$(PYTHON) -m tools.layers check
+
 records-check:
 	$(PYTHON) -m tools.records check
 

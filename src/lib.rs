@@ -1,6 +1,7 @@
 //! Hayate: a USI shogi engine.
 //!
-//! Layers, top to bottom; a module uses only the layers below its own:
+//! Layers, top to bottom; a module uses only the layers below its own, and no files of a module
+//! use each other in a circle (`tools/layers.py` checks both, in `make check`):
 //!
 //! ```text
 //! front ends   usi (the USI protocol on stdin/stdout), csa (a CSA server client), web (USI for a
@@ -15,12 +16,14 @@
 //!              bitboard
 //!              types
 //! platform     sys: the clock, the files and the pauses of a WebAssembly host, cache prefetch,
-//!              large pages, the memory left to the process
+//!              large pages, the memory left to the process; splitmix (the one small random
+//!              generator; it imports nothing)
 //! ```
 //!
 //! Only front ends print to stdout. The engine and everything below it report through values,
-//! the search's `Reporter` and the mate runner's `MateReporter`; tools hand their report lines to
-//! the caller. The CSA client (`csa`) drives the same `engine::Engine` as the USI front end.
+//! the search's `Reporter` and the mate runner's `MateReporter`; the command-line tools (gensfen,
+//! tune), run from `main.rs` and never from USI, write their progress to stderr themselves. The
+//! CSA client (`csa`) drives the same `engine::Engine` as the USI front end.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
