@@ -74,9 +74,26 @@ use crate::sys::time::Instant;
 use crate::types::{Color, Hand, Move, MoveKind, PieceType};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// What ends a solve early besides its limits: the caller's stop flag, looked at every 1024
+/// nodes (64 on WebAssembly). An `AtomicBool` set from another thread is one; a front end
+/// without threads gives one that reads the commands that came while the solver had handed
+/// control to its host (`crate::sys::host_yield`; the WebAssembly build, see `crate::engine::mate`).
+pub trait Stop: Sync {
+    fn stopped(&self) -> bool;
+    /// Called when the solver got control back from its host (never where there are threads).
+    fn resumed(&self) {}
+}
+
+impl Stop for AtomicBool {
+    fn stopped(&self) -> bool {
+        self.load(Ordering::Relaxed)
+    }
+}
 
 /// Nodes between looks at the budget and the stop flag. On WebAssembly the look is also where the
-/// solver hands control to its host (see `super::Stop`), so it comes more often there.
+/// solver hands control to its host (see [`Stop`]), so it comes more often there.
 const POLL_INTERVAL: u64 = if cfg!(target_family = "wasm") { 64 } else { 1024 };
 
 /// The remaining depth of an unlimited search (and the deepest line it follows).
@@ -305,7 +322,7 @@ pub(crate) struct Search<'a> {
     salt: u64,
     pub nodes: u64,
     pub budget: Budget,
-    stop: &'a dyn super::Stop,
+    stop: &'a dyn Stop,
     /// Set once the budget is spent; every `mid` then unwinds at once.
     pub aborted: bool,
     /// Tsume convention: a defender with only futile interpositions left is mated (`futile.rs`).
@@ -328,7 +345,7 @@ pub(crate) struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    pub fn new(pos: Position, tt: &'a mut Table, budget: Budget, stop: &'a dyn super::Stop) -> Self {
+    pub fn new(pos: Position, tt: &'a mut Table, budget: Budget, stop: &'a dyn Stop) -> Self {
         let attacker = pos.side_to_move();
         let salt = material_salt(&pos)
             ^ match attacker {

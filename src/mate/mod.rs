@@ -61,8 +61,9 @@ mod table;
 use crate::position::{MoveList, Position};
 use crate::sys::time::Instant;
 use crate::types::Move;
+pub use dfpn::Stop;
 use dfpn::{Budget, Search, MAX_DEPTH};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use table::{Table, UNLIMITED};
 
@@ -235,22 +236,6 @@ impl MateSolver {
         info.elapsed = start.elapsed();
         self.info = info;
         result
-    }
-}
-
-/// What ends a solve early besides its limits: the caller's stop flag, looked at every 1024
-/// nodes (64 on WebAssembly). An `AtomicBool` set from another thread is one; a front end
-/// without threads gives one that reads the commands that came while the solver had handed
-/// control to its host (`crate::sys::host_yield`; the WebAssembly build, see `crate::engine::mate`).
-pub trait Stop: Sync {
-    fn stopped(&self) -> bool;
-    /// Called when the solver got control back from its host (never where there are threads).
-    fn resumed(&self) {}
-}
-
-impl Stop for AtomicBool {
-    fn stopped(&self) -> bool {
-        self.load(Ordering::Relaxed)
     }
 }
 
