@@ -7,7 +7,7 @@
 //! front ends   usi (the USI protocol on stdin/stdout), csa (a CSA server client), web (USI for a
 //!              WebAssembly host: a web page, ShogiHome's web app; over usi), main.rs
 //! tools        tools: perft, bench, tune, gensfen, openings (the command line's subcommands;
-//!              perft and bench also from USI)
+//!              perft and bench also from USI), selfplay (the games tune, gensfen, openings play)
 //! session      engine: position, options, table, threads, NNUE net, opening book, go mate
 //! solvers      search (alpha-beta, Lazy SMP), mate (df-pn mate solver)
 //! evaluation   eval

@@ -8,10 +8,10 @@ use common::TempDir;
 use hayate::tools::gensfen::convert::{convert_files, convert_files_as, Filter, Format};
 use hayate::tools::gensfen::generate::{run, shard_paths, GenConfig};
 use hayate::tools::gensfen::merge::merge;
-use hayate::tools::gensfen::opening::read_openings;
-use hayate::tools::gensfen::player::PlayConfig;
 use hayate::tools::gensfen::psv::{PackedSfenValue, PSV_SIZE};
 use hayate::tools::gensfen::record::{self, GameRecord};
+use hayate::tools::selfplay::opening::read_openings;
+use hayate::tools::selfplay::player::PlayConfig;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

@@ -3,7 +3,7 @@
 mod common;
 
 use common::engine::{hayate, Engine};
-use hayate::tools::gensfen::opening::Opening;
+use hayate::tools::selfplay::opening::Opening;
 use std::collections::HashSet;
 use std::time::Duration;
 

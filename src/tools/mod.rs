@@ -11,6 +11,7 @@ pub mod file_identity;
 pub mod gensfen;
 pub mod openings;
 pub mod perft;
+pub mod selfplay;
 pub mod tune;
 
 use crate::engine::options::MAX_THREADS;

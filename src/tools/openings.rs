@@ -17,8 +17,8 @@
 use crate::eval::EvalType;
 use crate::position::Position;
 use crate::search::Limits;
-use crate::tools::gensfen::opening::{random_moves, Rng};
-use crate::tools::gensfen::player::Player;
+use crate::tools::selfplay::opening::{random_moves, Rng};
+use crate::tools::selfplay::player::Player;
 use crate::types::{is_mate_score, Value, MAX_PLY};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -218,7 +218,7 @@ pub fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::gensfen::opening::Opening;
+    use crate::tools::selfplay::opening::Opening;
 
     fn small(threads: usize) -> OpeningsConfig {
         OpeningsConfig {

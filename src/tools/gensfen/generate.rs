@@ -8,10 +8,11 @@
 //! to go on: after the last complete game in the file.
 
 use super::convert::psv_of_game;
-use super::opening::{game_start, Opening, Rng};
-use super::player::{PlayConfig, Player};
-use super::record::{self, EndReason, GameRecord, Header, ReadError};
+use super::record::{self, GameRecord, Header, ReadError};
 use crate::eval::nnue::Network;
+use crate::tools::selfplay::game::{EndReason, Outcome};
+use crate::tools::selfplay::opening::{game_start, Opening, Rng};
+use crate::tools::selfplay::player::{PlayConfig, Player};
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -98,9 +99,9 @@ impl Stats {
         self.plies += game.plies.len() as u64;
         self.nodes += nodes;
         self.outcomes[match game.outcome {
-            record::Outcome::BlackWins => 0,
-            record::Outcome::Draw => 1,
-            record::Outcome::WhiteWins => 2,
+            Outcome::BlackWins => 0,
+            Outcome::Draw => 1,
+            Outcome::WhiteWins => 2,
         }] += 1;
         self.ends[EndReason::ALL.iter().position(|&e| e == game.end).expect("listed")] += 1;
     }

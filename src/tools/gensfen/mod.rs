@@ -11,8 +11,6 @@ pub mod codec;
 pub mod convert;
 pub mod generate;
 pub mod merge;
-pub mod opening;
-pub mod player;
 pub mod psv;
 pub mod record;
 
@@ -151,7 +149,7 @@ pub fn generate_config(a: &GenerateArgs) -> Result<generate::GenConfig, String> 
     crate::tools::file_identity::check_outputs(&inputs, &[("game file", &hgr), ("position file", &bin)])?;
     let (openings, openings_id) = match &a.openings {
         Some(path) => {
-            let (list, bytes) = opening::read_openings(path)?;
+            let (list, bytes) = crate::tools::selfplay::opening::read_openings(path)?;
             (list, file_id(&bytes))
         }
         None => (Vec::new(), "none".to_string()),
@@ -182,7 +180,7 @@ pub fn generate_config(a: &GenerateArgs) -> Result<generate::GenConfig, String> 
         openings,
         openings_id,
         random_plies: a.random_plies,
-        play: player::PlayConfig {
+        play: crate::tools::selfplay::player::PlayConfig {
             nodes,
             depth: a.depth,
             max_ply: a.max_ply,

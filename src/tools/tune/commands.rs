@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use crate::engine::user_file::read_regular_text;
 use crate::tools::file_identity::check_outputs;
-use crate::tools::gensfen::opening::MAX_OPENINGS_FILE_BYTES;
+use crate::tools::selfplay::opening::MAX_OPENINGS_FILE_BYTES;
 
 /// The largest data file `tune fit` reads (the positions are held in memory, several times the
 /// text's size, so a larger file could not be fitted anyway).

@@ -6,9 +6,9 @@
 //! search score in evaluation units and the game result (1 win, 0.5 draw, 0 loss).
 
 use crate::position::Position;
-use crate::tools::gensfen::opening::{game_start, Opening, Rng};
-use crate::tools::gensfen::player::{PlayConfig, Player};
-use crate::tools::gensfen::record::Outcome;
+use crate::tools::selfplay::game::Outcome;
+use crate::tools::selfplay::opening::{game_start, Opening, Rng};
+use crate::tools::selfplay::player::{PlayConfig, Player};
 use crate::types::Color;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;

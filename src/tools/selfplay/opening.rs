@@ -1,7 +1,7 @@
 //! Where self-play games start: an opening line from a file, then a few random moves, chosen by a
 //! small seeded generator so that a game index always gives the same start.
 
-use super::record::Start;
+use super::game::Start;
 use crate::position::{MoveList, Position};
 use crate::splitmix::mix;
 use crate::types::Move;

@@ -2,7 +2,7 @@
 //! node or depth limit, ended by the rules or by adjudication, each position marked as a
 //! training position or not.
 
-use super::record::{EndReason, Outcome, Ply};
+use super::game::{EndReason, Outcome, Ply};
 use crate::eval::nnue::Network;
 use crate::eval::EvalType;
 use crate::position::{Position, Repetition};
