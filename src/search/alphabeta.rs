@@ -216,8 +216,9 @@ impl Worker {
         self.pos.do_move_observed(m, &mut self.eval);
     }
 
-    /// Counts a node; the main thread checks its limits every [`check_interval`](super::control::check_interval) nodes, the
-    /// helpers publish their counts as often.
+    /// Counts a node; the main thread checks its limits every
+    /// [`check_interval`](super::control::check_interval) nodes, the helpers publish their counts
+    /// as often.
     #[inline(always)]
     pub(super) fn visit(&mut self, shared: &SharedState) {
         self.nodes += 1;
