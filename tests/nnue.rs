@@ -1,7 +1,7 @@
 //! NNUE evaluator proofs:
 //! - the golden values YaneuraOu printed for the test nets of every shape in `tests/data/nnue/`
 //!   (halfkp 256, 512x2-8-64, 768x2-16-64, 1024x2-8-32, kp, halfkpvm, halfkahm2, halfkpe9 256 and
-//!   32, SFNN halfka2_128_7_32_k3k3 and halfkahm2_64_16_32), on the SIMD
+//!   32, SFNN halfka2 1024_7_64_k3k3 and 128_7_32_k3k3, halfkahm2_64_16_32), on the SIMD
 //!   and the scalar kernels, through the full refresh and through `NnueState`, with the widths
 //!   compiled in and read from the net;
 //! - incremental accumulators equal a full refresh along random games with undo and null moves,
@@ -190,6 +190,13 @@ fn sfnn_net(name: &str, seed: u64) -> Arc<Network> {
 fn golden_sfnn_halfka2_128_7_32_k3k3() {
     // The shortcut (H1 = 7) and the nine king-rank layer stacks.
     let name = "SFNN_halfka2_128_7_32_k3k3";
+    check_golden(&format!("{name}_seed1_fv16.tsv"), sfnn_net(name, 1), 16);
+}
+
+#[test]
+fn golden_sfnn_halfka2_1024_7_64_k3k3() {
+    // Suisho 11's shape (a 135 MB test net; the refresh cache).
+    let name = "SFNN_halfka2_1024_7_64_k3k3";
     check_golden(&format!("{name}_seed1_fv16.tsv"), sfnn_net(name, 1), 16);
 }
 
