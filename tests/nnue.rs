@@ -570,13 +570,30 @@ fn sfnn_loader_rejects_bad_files() {
     overlong.extend_from_slice(&body[first..]);
     let e = text(&with_leb128_body(&good, biases, &overlong));
     assert!(e.contains("transformer biases' LEB128 block") && e.contains("value 0 runs past 3 bytes"), "{e}");
-    // A block one value short, and one with a value too many.
+    // A block one value short (and one byte too short for its values), and one with a value
+    // too many.
     let e = text(&with_leb128_body(&good, biases, &body[first..]));
     assert!(e.contains("ends inside value 63 of 64"), "{e}");
+    let e = text(&with_leb128_body(&good, biases, &body[..63]));
+    assert!(e.contains("block of 63 bytes cannot hold its 64 values"), "{e}");
     let mut more = body.to_vec();
     more.push(0);
     let e = text(&with_leb128_body(&good, biases, &more));
     assert!(e.contains("its 64 values end after"), "{e}");
+
+    // Damage anywhere (a byte changed, the file cut short) is an error or a net, never a panic;
+    // a damaged width in the string does not make the loader ask for its memory.
+    let mut rng = 0xBAD_u64;
+    for i in 0..200 {
+        let mut b = good.clone();
+        let at = (rand(&mut rng) % b.len() as u64) as usize;
+        let at = if i % 2 == 0 { at % (weights + 64) } else { at }; // often the header and blocks
+        b[at] ^= 1 << (rand(&mut rng) % 8);
+        if i % 5 == 0 {
+            b.truncate(at);
+        }
+        let _ = Network::from_bytes(&b);
+    }
 
     // Layer-stack suffixes other than k3k3 are named and refused.
     for (network, says) in [

@@ -213,8 +213,10 @@ impl Reader<'_> {
         format!("the SFNN file ends inside its layer stacks (at byte {} of {})", self.pos, self.bytes.len())
     }
 
-    /// One LEB128 block of SFNN's transformer (`what` names it in messages) into `out`.
-    fn leb128(&mut self, out: &mut [i16], what: &str) -> Result<(), NnueError> {
+    /// One LEB128 block of `count` values of SFNN's transformer (`what` names it in messages).
+    /// The memory is asked for only once the block is known to be long enough for them (a value
+    /// takes at least a byte), so a damaged string cannot make a small file allocate gigabytes.
+    fn leb128(&mut self, count: usize, what: &str) -> Result<AlignedVec<i16>, NnueError> {
         let err = |message| NnueError::Sfnn { message };
         let at = self.pos;
         let magic = self.take(sfnn::LEB128_MAGIC.len()).map_err(|_| {
@@ -230,9 +232,16 @@ impl Reader<'_> {
                 "the SFNN {what}' LEB128 block announces {n} bytes; the file has {left} left"
             )));
         }
+        if (n as usize) < count {
+            return Err(err(format!(
+                "the SFNN {what}' LEB128 block of {n} bytes cannot hold its {count} values (a byte each at least)"
+            )));
+        }
         let body = self.take(n as usize)?;
-        sfnn::decode_leb128(body, out)
-            .map_err(|e| err(format!("the SFNN {what}' LEB128 block (byte {at}) {e}")))
+        let mut out = AlignedVec::try_new(count).map_err(oom)?;
+        sfnn::decode_leb128(body, &mut out)
+            .map_err(|e| err(format!("the SFNN {what}' LEB128 block (byte {at}) {e}")))?;
+        Ok(out)
     }
 }
 
@@ -361,10 +370,8 @@ impl Network {
             ));
         }
         let (ft, rows) = (shape.ft, shape.features.inputs());
-        let mut ft_bias = AlignedVec::try_new(ft).map_err(oom)?;
-        r.leb128(&mut ft_bias, "transformer biases")?;
-        let mut ft_weight = AlignedVec::try_new(rows * ft).map_err(oom)?;
-        r.leb128(&mut ft_weight, "transformer weights")?;
+        let mut ft_bias = r.leb128(ft, "transformer biases")?;
+        let mut ft_weight = r.leb128(rows * ft, "transformer weights")?;
         for w in ft_bias.iter_mut().chain(ft_weight.iter_mut()) {
             *w = w.wrapping_mul(2);
         }
