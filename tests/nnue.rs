@@ -1,7 +1,7 @@
 //! NNUE evaluator proofs:
 //! - the golden values YaneuraOu printed for the test nets of every shape in `tests/data/nnue/`
 //!   (halfkp 256, 512x2-8-64, 768x2-16-64, 1024x2-8-32, kp, halfkpvm, halfkahm2, halfkpe9 256 and
-//!   32), on the SIMD
+//!   32, SFNN halfka2 1024_7_64_k3k3 and 128_7_32_k3k3, halfkahm2_64_16_32), on the SIMD
 //!   and the scalar kernels, through the full refresh and through `NnueState`, with the widths
 //!   compiled in and read from the net;
 //! - incremental accumulators equal a full refresh along random games with undo and null moves,
@@ -13,6 +13,7 @@
 //! (`docs/nnue-format.md`, "Test nets"; `hayate::eval::nnue::testnet`) and fed through the real
 //! loader.
 
+use hayate::eval::nnue::sfnn::SfnnShape;
 use hayate::eval::nnue::{
     evaluate_full_with, testnet, Accumulator, FeatureKind, Network, NnueError, NnueState, Shape, Simd,
 };
@@ -166,6 +167,47 @@ fn golden_halfkahm2_256x2_32_32() {
     golden_shape("halfkahm2_256x2-32-32");
 }
 
+/// The SFNN test net `seed` of `name` (`testnet::sfnn_bytes`), loaded once per test binary.
+fn sfnn_net(name: &str, seed: u64) -> Arc<Network> {
+    type Nets = Mutex<HashMap<(String, u64), Arc<Network>>>;
+    static NETS: OnceLock<Nets> = OnceLock::new();
+    let key = (name.to_string(), seed);
+    if let Some(n) = NETS.get_or_init(Default::default).lock().unwrap().get(&key) {
+        return n.clone();
+    }
+    let s = SfnnShape::from_name(name).unwrap().unwrap();
+    let n = Arc::new(
+        Network::from_bytes(&testnet::sfnn_bytes(s, seed)).unwrap_or_else(|e| panic!("{name}: {e}")),
+    );
+    assert_eq!(n.sfnn_shape(), Some(s));
+    assert_eq!(n.shape_name(), name);
+    assert!(n.warnings().is_empty(), "{name}: {:?}", n.warnings());
+    NETS.get().unwrap().lock().unwrap().insert(key, n.clone());
+    n
+}
+
+#[test]
+fn golden_sfnn_halfka2_128_7_32_k3k3() {
+    // The shortcut (H1 = 7) and the nine king-rank layer stacks.
+    let name = "SFNN_halfka2_128_7_32_k3k3";
+    check_golden(&format!("{name}_seed1_fv16.tsv"), sfnn_net(name, 1), 16);
+}
+
+#[test]
+fn golden_sfnn_halfka2_1024_7_64_k3k3() {
+    // Suisho 11's shape (a 135 MB test net; the refresh cache).
+    let name = "SFNN_halfka2_1024_7_64_k3k3";
+    check_golden(&format!("{name}_seed1_fv16.tsv"), sfnn_net(name, 1), 16);
+}
+
+#[test]
+fn golden_sfnn_halfkahm2_64_16_32() {
+    // No shortcut (H1 = 16), one layer stack, a transformer narrower than 128 (YaneuraOu's
+    // small-width path), mirroring.
+    let name = "SFNN_halfkahm2_64_16_32";
+    check_golden(&format!("{name}_seed1_fv16.tsv"), sfnn_net(name, 1), 16);
+}
+
 /// halfkpe9 at the usual width: a 578 MB net, built and checked once.
 #[test]
 fn golden_halfkpe9_256x2_32_32() {
@@ -280,7 +322,11 @@ const STARTS: [&str; 3] = [
 
 /// Random games on every kernel with the net of `name`, `games` per start position.
 fn incremental(name: &str, games: u64, any_width: bool) {
-    let net = net(name, 1, None);
+    incremental_with(net(name, 1, None), name, games, any_width);
+}
+
+/// [`incremental`] with a net already loaded.
+fn incremental_with(net: Arc<Network>, name: &str, games: u64, any_width: bool) {
     for simd in kernels() {
         let mut seen = Seen::default();
         let mut state = if any_width {
@@ -332,6 +378,14 @@ fn incremental_matches_refresh_for_every_feature_set() {
         ("halfkpe9_32x2-32-32", true),
     ] {
         incremental(name, 1, any_width);
+    }
+}
+
+#[test]
+fn sfnn_incremental_matches_refresh() {
+    // k3k3 buckets; no buckets and a narrow transformer; the refresh cache (512 wide), mirrored.
+    for name in ["SFNN_halfka2_128_7_32_k3k3", "SFNN_halfkahm2_64_16_32", "SFNN_halfkahm2_512_8_32"] {
+        incremental_with(sfnn_net(name, 1), name, 1, false);
     }
 }
 
@@ -468,6 +522,97 @@ fn loader_rejects_bad_files() {
     bad[0] ^= 0x40;
     let e = load_err(&bad);
     assert!(matches!(e, NnueError::Version { .. }) && e.to_string().contains("0x7AF32F16"), "{e}");
+}
+
+/// The bytes of an SFNN test net with the body of the LEB128 block at `at` replaced by `body`
+/// (its byte count fixed up).
+fn with_leb128_body(good: &[u8], at: usize, body: &[u8]) -> Vec<u8> {
+    let n = u32::from_le_bytes(good[at + 17..at + 21].try_into().unwrap()) as usize;
+    let mut b = good[..at + 17].to_vec();
+    b.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    b.extend_from_slice(body);
+    b.extend_from_slice(&good[at + 21 + n..]);
+    b
+}
+
+#[test]
+fn sfnn_loader_rejects_bad_files() {
+    let shape = SfnnShape::from_name("SFNN_halfkahm2_64_16_32").unwrap().unwrap();
+    let good = testnet::sfnn_bytes(shape, 1);
+    assert!(Network::from_bytes(&good).is_ok());
+    let arch = shape.architecture();
+    // The transformer biases' block, then the weights' block.
+    let biases = 12 + arch.len() + 4;
+    assert_eq!(&good[biases..biases + 17], b"COMPRESSED_LEB128");
+    let n = u32::from_le_bytes(good[biases + 17..biases + 21].try_into().unwrap()) as usize;
+    let weights = biases + 21 + n;
+    assert_eq!(&good[weights..weights + 17], b"COMPRESSED_LEB128");
+    let text = |b: &[u8]| load_err(b).to_string();
+
+    // Truncated inside the weights' block: the block announces more than the file holds.
+    let e = text(&good[..weights + 1000]);
+    assert!(e.contains("transformer weights' LEB128 block announces") && e.contains("left"), "{e}");
+    // Truncated inside the layer stacks, and one byte too many.
+    let e = text(&good[..good.len() - 1]);
+    assert!(e.contains("ends inside its layer stacks"), "{e}");
+    let mut long = good.clone();
+    long.push(0);
+    assert!(text(&long).contains("goes on for 1 bytes after its 1 layer stacks"));
+    // A wrong marker.
+    let mut bad = good.clone();
+    bad[weights + 3] ^= 0x20;
+    let e = text(&bad);
+    assert!(e.contains("no COMPRESSED_LEB128 marker before the SFNN transformer weights"), "{e}");
+    // An overlong varint (4 bytes for an i16) as the first bias, then the rest of the block.
+    let body = &good[biases + 21..biases + 21 + n];
+    let first = body.iter().position(|b| b & 0x80 == 0).unwrap() + 1;
+    let mut overlong = vec![0x80, 0x80, 0x80, 0x00];
+    overlong.extend_from_slice(&body[first..]);
+    let e = text(&with_leb128_body(&good, biases, &overlong));
+    assert!(e.contains("transformer biases' LEB128 block") && e.contains("value 0 runs past 3 bytes"), "{e}");
+    // A block one value short (and one byte too short for its values), and one with a value
+    // too many.
+    let e = text(&with_leb128_body(&good, biases, &body[first..]));
+    assert!(e.contains("ends inside value 63 of 64"), "{e}");
+    let e = text(&with_leb128_body(&good, biases, &body[..63]));
+    assert!(e.contains("block of 63 bytes cannot hold its 64 values"), "{e}");
+    let mut more = body.to_vec();
+    more.push(0);
+    let e = text(&with_leb128_body(&good, biases, &more));
+    assert!(e.contains("its 64 values end after"), "{e}");
+
+    // Damage anywhere (a byte changed, the file cut short) is an error or a net, never a panic;
+    // a damaged width in the string does not make the loader ask for its memory.
+    let mut rng = 0xBAD_u64;
+    for i in 0..200 {
+        let mut b = good.clone();
+        let at = (rand(&mut rng) % b.len() as u64) as usize;
+        let at = if i % 2 == 0 { at % (weights + 64) } else { at }; // often the header and blocks
+        b[at] ^= 1 << (rand(&mut rng) % 8);
+        if i % 5 == 0 {
+            b.truncate(at);
+        }
+        let _ = Network::from_bytes(&b);
+    }
+
+    // Layer-stack suffixes other than k3k3 are named and refused.
+    for (network, says) in [
+        ("SFNN_HALFKAHM2_64_16_32_HAND64_K3K3", "hand64_k3k3"),
+        ("SFNN_HALFKAHM2_64_16_32_K3K3_PROGRESS8", "k3k3_progress8"),
+        ("SFNN_HALFKAHM2_64_16_32_K9K9", "k9k9"),
+        ("SFNN_HALFKAHM2_64_16_32_C0_S32X2_K3K3", "common+shard"),
+    ] {
+        let arch = arch.replace("SFNN_HALFKAHM2_64_16_32", network);
+        let mut b = good[..4].to_vec();
+        b.extend_from_slice(&good[4..8]);
+        b.extend_from_slice(&(arch.len() as u32).to_le_bytes());
+        b.extend_from_slice(arch.as_bytes());
+        b.extend_from_slice(&good[12 + shape.architecture().len()..]);
+        let e = load_err(&b);
+        let t = e.to_string();
+        assert!(matches!(e, NnueError::Sfnn { .. }), "{t}");
+        assert!(t.contains(says) && t.contains("no layer-stack suffix or k3k3"), "{network}: {t}");
+    }
 }
 
 /// What YaneuraOu loads despite it (wrong hashes, a wrong or missing architecture string) loads

@@ -44,9 +44,13 @@ impl NetSlot {
         self.source = Some(now);
         match Network::load(&path) {
             Ok(net) => {
-                let shape = net.shape();
-                let kernels = if compiled_for(shape) { "kernels compiled for it" } else { "general kernels" };
-                let mut messages = vec![format!("NNUE loaded from {}: {shape} ({kernels})", path.display())];
+                let (shape, name) = (net.shape(), net.shape_name());
+                let kernels = if net.sfnn_shape().is_none() && compiled_for(shape) {
+                    "kernels compiled for it"
+                } else {
+                    "general kernels"
+                };
+                let mut messages = vec![format!("NNUE loaded from {}: {name} ({kernels})", path.display())];
                 messages.extend(net.warnings().iter().map(|w| format!("NNUE file {}: {w}", path.display())));
                 self.net = Some(Arc::new(net));
                 messages
@@ -66,7 +70,7 @@ impl NetSlot {
                 // have been freed. The net in use, if any, stays.
                 self.source = None;
                 let keep = match &self.net {
-                    Some(net) => format!("keeping the {} net in use", net.shape()),
+                    Some(net) => format!("keeping the {} net in use", net.shape_name()),
                     None => format!("using {fallback}"),
                 };
                 vec![format!("{}: {e}; {keep}", path.display())]

@@ -141,10 +141,19 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
         assert!(FT == 0 || (FT, H1, H2) == (shape.ft, shape.h1, shape.h2), "widths of a {shape} net");
         let oom = |bytes| NnueError::OutOfMemory { bytes };
         let ft = shape.ft;
-        let d = Dims::of::<FT, H1, H2>(&net.layers);
-        // The forward pass relies on this (`Simd::propagate`); checked once, as the layers never
-        // change. A net's own layers always fit the widths read from it.
-        assert!(d.fit(&net.layers) && d.ft == ft, "the layers of a {shape} net do not fit its widths");
+        let scratch = match &net.sfnn {
+            Some(sfnn) => sfnn.scratch_bytes(),
+            None => {
+                let d = Dims::of::<FT, H1, H2>(&net.layers);
+                // The forward pass relies on this (`Simd::propagate`); checked once, as the layers
+                // never change. A net's own layers always fit the widths read from it.
+                assert!(
+                    d.fit(&net.layers) && d.ft == ft,
+                    "the layers of a {shape} net do not fit its widths"
+                );
+                d.scratch()
+            }
+        };
         let s = stride(ft);
         let mut meta = Vec::new();
         meta.try_reserve_exact(INITIAL_PLIES)
@@ -165,7 +174,7 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
             cache,
             acc: AlignedVec::try_new(INITIAL_PLIES * 2 * s).map_err(oom)?,
             spare: AlignedVec::try_new(2 * s).map_err(oom)?,
-            scratch: AlignedVec::try_new(d.scratch()).map_err(oom)?,
+            scratch: AlignedVec::try_new(scratch).map_err(oom)?,
             net,
             simd,
             fv_scale: fv_scale.max(1),
@@ -239,9 +248,16 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
                 refresh::<F, FT>(net, simd, ft, pos, c, &mut self.spare[p * s..(p + 1) * s])?;
             }
             let (us, them) = (&self.spare[stm * s..(stm + 1) * s], &self.spare[(1 - stm) * s..(2 - stm) * s]);
-            // SAFETY: the layers were checked in `new`; `us` and `them` hold `stride(ft) >= ft`
-            // values and `scratch` was made `Dims::scratch` bytes long.
-            unsafe { self.simd.propagate::<FT, H1, H2>(&self.net.layers, us, them, &mut self.scratch) }
+            match &self.net.sfnn {
+                Some(sfnn) => {
+                    sfnn.forward(pos, &us[..self.ft()], &them[..self.ft()], &mut self.scratch, self.simd)
+                }
+                // SAFETY: the layers were checked in `new`; `us` and `them` hold `stride(ft) >= ft`
+                // values and `scratch` was made `Dims::scratch` bytes long.
+                None => unsafe {
+                    self.simd.propagate::<FT, H1, H2>(&self.net.layers, us, them, &mut self.scratch)
+                },
+            }
         } else {
             self.update(pos, Color::Black);
             self.update(pos, Color::White);
@@ -249,9 +265,14 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
             let ft = self.ft();
             let acc = &*self.acc;
             let (us, them) = (&acc[us..us + ft], &acc[them..them + ft]);
-            // SAFETY: the layers were checked in `new`; `us` and `them` hold `ft` values and
-            // `scratch` was made `Dims::scratch` bytes long.
-            unsafe { self.simd.propagate::<FT, H1, H2>(&self.net.layers, us, them, &mut self.scratch) }
+            match &self.net.sfnn {
+                Some(sfnn) => sfnn.forward(pos, us, them, &mut self.scratch, self.simd),
+                // SAFETY: the layers were checked in `new`; `us` and `them` hold `ft` values and
+                // `scratch` was made `Dims::scratch` bytes long.
+                None => unsafe {
+                    self.simd.propagate::<FT, H1, H2>(&self.net.layers, us, them, &mut self.scratch)
+                },
+            }
         };
         Some(scale(out, self.fv_scale))
     }

@@ -132,7 +132,7 @@ fn clip_hidden(sum: i32) -> u8 {
 /// (|w * x| <= 128 * 127), and 32 independent `i32` lanes avoid one long dependency chain. About
 /// 4x faster than a plain fold on the x86-64 baseline; the result is the same exact integer.
 #[inline(always)]
-fn dot(b: i32, w: &[i8], x: &[u8]) -> i32 {
+pub(crate) fn dot(b: i32, w: &[i8], x: &[u8]) -> i32 {
     debug_assert!(w.len() == x.len() && w.len().is_multiple_of(32));
     let mut lanes = [0i32; 32];
     for (wc, xc) in w.chunks_exact(32).zip(x.chunks_exact(32)) {

@@ -1,7 +1,8 @@
 //! YaneuraOu-compatible NNUE evaluation: `nn.bin` nets of every normal shape of YaneuraOu's
 //! family, detected when the file loads — feature sets halfkp, kp, halfkpvm, halfkpe9, halfka1,
 //! halfkahm1, halfka2, halfkahm2, any transformer width from 16 to 4096 per perspective (a
-//! multiple of 16) and any hidden widths up to 1024. The format, feature numbering and exact
+//! multiple of 16) and any hidden widths up to 1024 — and YaneuraOu's SFNN nets of halfka2 and
+//! halfkahm2 with one layer stack or `k3k3` (Suisho 11). The format, feature numbering and exact
 //! arithmetic are specified in `docs/nnue-format.md`; `tests/nnue.rs` proves this implementation
 //! against YaneuraOu's own output (`tests/data/nnue/`).
 //!
@@ -14,6 +15,7 @@
 //! - [`accumulator`]: the transformer accumulators and the incremental stack, per shape.
 //! - [`refresh_cache`]: the accumulators cached per king square, from which refreshes start.
 //! - [`state`]: [`NnueState`], the evaluator of any supported shape.
+//! - [`sfnn`]: SFNN nets: their shape, LEB128 blocks, layer stacks and forward pass.
 //! - [`layers`]: the affine / clipped-ReLU layers and the exact scalar forward pass.
 //! - [`simd`]: the switch between the SIMD kernels (x86-64, WebAssembly) and their scalar twins
 //!   ([`Simd`]).
@@ -49,6 +51,7 @@ pub mod features;
 pub mod layers;
 pub mod network;
 pub mod refresh_cache;
+pub mod sfnn;
 pub mod shape;
 pub mod simd;
 pub mod state;

@@ -20,6 +20,7 @@
 
 use super::aligned::AlignedVec;
 use super::layers::Layers;
+use super::sfnn::{self, Sfnn, SfnnShape};
 use super::shape::{FeatureKind, Mismatch, Shape};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -56,6 +57,9 @@ pub enum NnueError {
     Unsupported { shape: Shape },
     /// The allocator refused the memory of the file or of the weights (`bytes` of it).
     OutOfMemory { bytes: usize },
+    /// An SFNN file that cannot be read: of a kind Hayate does not read, or malformed (the
+    /// message says which and where).
+    Sfnn { message: String },
 }
 
 impl fmt::Display for NnueError {
@@ -104,6 +108,7 @@ impl fmt::Display for NnueError {
             NnueError::OutOfMemory { bytes } => {
                 write!(f, "not enough memory to read the net ({} MiB more could not be had)", bytes >> 20)
             }
+            NnueError::Sfnn { message } => write!(f, "NNUE file not read: {message}"),
         }
     }
 }
@@ -128,6 +133,9 @@ pub struct Network {
     /// `features.rs`).
     pub(crate) ft_weight: AlignedVec<i16>,
     pub(crate) layers: Layers,
+    /// The layer stacks of an SFNN net (then `layers` is empty and `ft_bias` and `ft_weight`
+    /// hold the transformer doubled, as YaneuraOu keeps it).
+    pub(crate) sfnn: Option<Box<Sfnn>>,
 }
 
 impl fmt::Debug for Network {
@@ -186,6 +194,57 @@ impl<'a> Reader<'a> {
     }
 }
 
+impl sfnn::Source for Reader<'_> {
+    fn i32s(&mut self, out: &mut [i32]) -> Result<(), String> {
+        Reader::i32s(self, out).map_err(|_| self.ends_early())
+    }
+
+    fn i8s(&mut self, out: &mut [i8]) -> Result<(), String> {
+        Reader::i8s(self, out).map_err(|_| self.ends_early())
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        Reader::u32(self).map_err(|_| self.ends_early())
+    }
+}
+
+impl Reader<'_> {
+    fn ends_early(&self) -> String {
+        format!("the SFNN file ends inside its layer stacks (at byte {} of {})", self.pos, self.bytes.len())
+    }
+
+    /// One LEB128 block of `count` values of SFNN's transformer (`what` names it in messages).
+    /// The memory is asked for only once the block is known to be long enough for them (a value
+    /// takes at least a byte), so a damaged string cannot make a small file allocate gigabytes.
+    fn leb128(&mut self, count: usize, what: &str) -> Result<AlignedVec<i16>, NnueError> {
+        let err = |message| NnueError::Sfnn { message };
+        let at = self.pos;
+        let magic = self.take(sfnn::LEB128_MAGIC.len()).map_err(|_| {
+            err(format!("the SFNN file ends before its {what} (byte {at} of {})", self.bytes.len()))
+        })?;
+        if magic != sfnn::LEB128_MAGIC {
+            return Err(err(format!("no COMPRESSED_LEB128 marker before the SFNN {what} (byte {at})")));
+        }
+        let n = self.u32().map_err(|_| err(format!("the SFNN file ends inside the {what}' block header")))?;
+        let left = self.bytes.len() - self.pos;
+        if n as usize > left {
+            return Err(err(format!(
+                "the SFNN {what}' LEB128 block announces {n} bytes; the file has {left} left"
+            )));
+        }
+        if (n as usize) < count {
+            return Err(err(format!(
+                "the SFNN {what}' LEB128 block of {n} bytes cannot hold its {count} values (a byte each at least)"
+            )));
+        }
+        let body = self.take(n as usize)?;
+        let mut out = AlignedVec::try_new(count).map_err(oom)?;
+        sfnn::decode_leb128(body, &mut out)
+            .map_err(|e| err(format!("the SFNN {what}' LEB128 block (byte {at}) {e}")))?;
+        Ok(out)
+    }
+}
+
 fn oom(bytes: usize) -> NnueError {
     NnueError::OutOfMemory { bytes }
 }
@@ -231,6 +290,9 @@ impl Network {
         let arch_bytes = r.take(arch_len)?;
         let architecture =
             String::from_utf8_lossy(&arch_bytes[..arch_len.min(MAX_ARCHITECTURE)]).into_owned();
+        if file_hash == sfnn::FILE_HASH || architecture.starts_with(sfnn::MODEL_PREFIX) {
+            return Network::sfnn_from(r, file_hash, architecture);
+        }
         let body = bytes.len() - r.pos;
         let (shape, others) = Shape::identify(file_hash, &architecture, body)
             .map_err(|mismatch| NnueError::Size { len: bytes.len(), arch_len, mismatch })?;
@@ -288,12 +350,62 @@ impl Network {
                 mismatch: Mismatch { named: Some(shape), body },
             });
         }
-        Ok(Network { shape, architecture, warnings, ft_bias, ft_weight, layers })
+        Ok(Network { shape, architecture, warnings, ft_bias, ft_weight, layers, sfnn: None })
     }
 
-    /// The shape the file was read as.
+    /// The rest of an SFNN file after its header: the shape from the architecture string, the
+    /// LEB128 transformer (doubled as it is read), the layer stacks, and the end of the file.
+    fn sfnn_from(mut r: Reader<'_>, file_hash: u32, architecture: String) -> Result<Network, NnueError> {
+        let err = |message| NnueError::Sfnn { message };
+        let shape = SfnnShape::from_architecture(&architecture).map_err(err)?;
+        let mut warnings = Vec::new();
+        if file_hash != sfnn::FILE_HASH {
+            warnings.push(format!("file hash 0x{file_hash:08X}, {shape} has 0x{:08X}", sfnn::FILE_HASH));
+        }
+        let transformer_hash = r.u32().map_err(|_| err("the SFNN file ends after its header".to_string()))?;
+        if transformer_hash != sfnn::TRANSFORMER_HASH {
+            warnings.push(format!(
+                "transformer hash 0x{transformer_hash:08X}, {shape} has 0x{:08X}",
+                sfnn::TRANSFORMER_HASH
+            ));
+        }
+        let (ft, rows) = (shape.ft, shape.features.inputs());
+        let mut ft_bias = r.leb128(ft, "transformer biases")?;
+        let mut ft_weight = r.leb128(rows * ft, "transformer weights")?;
+        for w in ft_bias.iter_mut().chain(ft_weight.iter_mut()) {
+            *w = w.wrapping_mul(2);
+        }
+        let stacks = Sfnn::read(shape, &mut r, &mut warnings).map_err(err)?;
+        if r.pos != r.bytes.len() {
+            return Err(err(format!(
+                "the SFNN file goes on for {} bytes after its {} layer stacks",
+                r.bytes.len() - r.pos,
+                shape.buckets.count()
+            )));
+        }
+        let layers = Layers::zeroed(0, 0, 0).map_err(oom)?;
+        let sfnn = Some(Box::new(stacks));
+        let shape = Shape { features: shape.features, ft, h1: shape.h1, h2: shape.h2 };
+        Ok(Network { shape, architecture, warnings, ft_bias, ft_weight, layers, sfnn })
+    }
+
+    /// The shape the file was read as (for an SFNN net, its feature set and widths; see
+    /// [`Network::sfnn_shape`]).
     pub fn shape(&self) -> Shape {
         self.shape
+    }
+
+    /// The SFNN shape, for an SFNN net.
+    pub fn sfnn_shape(&self) -> Option<SfnnShape> {
+        self.sfnn.as_ref().map(|s| s.shape())
+    }
+
+    /// The net's shape as users read it: `halfkp_256x2-32-32`, `SFNN_halfka2_1024_7_64_k3k3`.
+    pub fn shape_name(&self) -> String {
+        match self.sfnn_shape() {
+            Some(s) => s.to_string(),
+            None => self.shape.to_string(),
+        }
     }
 
     /// The architecture string stored in the file.
@@ -328,6 +440,7 @@ impl Network {
             ft_bias: bias,
             ft_weight: weight,
             layers,
+            sfnn: None,
         }
     }
 

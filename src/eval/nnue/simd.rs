@@ -185,6 +185,13 @@ impl Simd {
         None
     }
 
+    /// Whether these kernels may use AVX2 (every x86 SIMD set here has it).
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    #[inline(always)]
+    pub(crate) fn has_avx2(self) -> bool {
+        matches!(self.0, Kind::Avx2 | Kind::AvxVnni | Kind::Avx512)
+    }
+
     /// The AVX2 kernels, if this build has them and the CPU supports AVX2.
     pub fn avx2() -> Option<Simd> {
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]

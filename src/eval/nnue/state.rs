@@ -28,9 +28,12 @@ macro_rules! evaluators {
         impl Inner {
             fn new(net: Arc<Network>, fv_scale: i32, simd: Simd) -> Result<Inner, NnueError> {
                 let s = net.shape();
+                // SFNN nets run on the general build of their feature set (their forward pass
+                // is their own).
+                let plain = net.sfnn.is_none();
                 $(
                     $(#[$cfg])*
-                    if s.features == <$f>::KIND && (s.ft, s.h1, s.h2) == ($ft, $h1, $h2) {
+                    if plain && s.features == <$f>::KIND && (s.ft, s.h1, s.h2) == ($ft, $h1, $h2) {
                         return Ok(Inner::$v(Stack::new(net, fv_scale, simd)?));
                     }
                 )*

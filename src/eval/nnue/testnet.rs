@@ -12,6 +12,7 @@
 //! the fan-in, as the script does.
 
 use super::network::VERSION;
+use super::sfnn::{self, SfnnShape};
 use super::shape::{pad32, Shape};
 
 /// The parameter stream.
@@ -86,4 +87,46 @@ pub fn bytes_of(shape: Shape, seed: u64, output_bias: Option<i32>) -> Vec<u8> {
 /// The complete file (64,217,066 bytes) of the classic halfkp_256x2-32-32 test net `seed`.
 pub fn bytes(seed: u64, output_bias: Option<i32>) -> Vec<u8> {
     bytes_of(Shape::CLASSIC, seed, output_bias)
+}
+
+/// The weight range `±max(1, round(scale sqrt(base / fan_in)))` of an SFNN layer.
+fn sfnn_range(scale: f64, base: f64, fan_in: usize) -> (i64, i64) {
+    let r = ((scale * (base / fan_in as f64).sqrt()).round() as i64).max(1);
+    (-r, r)
+}
+
+/// The complete file of the SFNN test net `seed` of `shape` (`docs/nnue-format.md`, "Test nets"):
+/// the same stream as the other test nets, over the parameters in file order. The transformer's
+/// values (as stored, before YaneuraOu doubles them) are written as two LEB128 blocks: biases
+/// from [-40, 160], weights from [-16, 15]. Then per layer stack: `fc_0` biases [-4000, 4000] and
+/// weights `±round(64 sqrt(128 / FT))`, `fc_1` biases [-3000, 3000] and weights `±round(64
+/// sqrt(16 / 2 H1))`, `fc_2` bias [-3000, 3000] and weights [-128, 127]; the padding of the
+/// `i8` rows is 0 and draws nothing. The ranges make the transformed features, both activations
+/// of `fc_0` and the clipped ReLU of `fc_1` reach both ends of their clamps.
+pub fn sfnn_bytes(shape: SfnnShape, seed: u64) -> Vec<u8> {
+    let arch = shape.architecture();
+    let mut out = Vec::new();
+    let mut d = Draws { seed, i: 0 };
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&sfnn::FILE_HASH.to_le_bytes());
+    out.extend_from_slice(&(arch.len() as u32).to_le_bytes());
+    out.extend_from_slice(arch.as_bytes());
+    out.extend_from_slice(&sfnn::TRANSFORMER_HASH.to_le_bytes());
+    let ft = shape.ft;
+    let bias: Vec<i16> = (0..ft).map(|_| d.next(-40, 160) as i16).collect();
+    sfnn::encode_leb128_block(&mut out, bias.into_iter());
+    let n = shape.features.inputs() * ft;
+    sfnn::encode_leb128_block(&mut out, (0..n).map(|_| d.next(-16, 15) as i16));
+    let (o0, h1, h2) = (shape.fc0_out(), shape.h1, shape.h2);
+    let (r0, r1) = (sfnn_range(64.0, 128.0, ft), sfnn_range(64.0, 16.0, 2 * h1));
+    for _ in 0..shape.buckets.count() {
+        out.extend_from_slice(&sfnn::NETWORK_HASH.to_le_bytes());
+        draw::<4>(&mut out, &mut d, 1, (o0, o0), (-4000, 4000));
+        draw::<1>(&mut out, &mut d, o0, (pad32(ft), ft), r0);
+        draw::<4>(&mut out, &mut d, 1, (h2, h2), (-3000, 3000));
+        draw::<1>(&mut out, &mut d, h2, (pad32(2 * h1), 2 * h1), r1);
+        draw::<4>(&mut out, &mut d, 1, (1, 1), (-3000, 3000));
+        draw::<1>(&mut out, &mut d, 1, (pad32(h2), h2), (-128, 127));
+    }
+    out
 }
