@@ -28,6 +28,7 @@ use super::features::FeatureSet;
 use super::layers::scale;
 use super::network::{Network, NnueError};
 use super::refresh_cache::RefreshCache;
+use super::sfnn_pass;
 use super::simd::{prefetch_row, Dims, Simd};
 use crate::bitboard::Bitboard;
 use crate::position::Position;
@@ -249,9 +250,14 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
             }
             let (us, them) = (&self.spare[stm * s..(stm + 1) * s], &self.spare[(1 - stm) * s..(2 - stm) * s]);
             match &self.net.sfnn {
-                Some(sfnn) => {
-                    sfnn.forward(pos, &us[..self.ft()], &them[..self.ft()], &mut self.scratch, self.simd)
-                }
+                Some(sfnn) => sfnn_pass::forward(
+                    sfnn,
+                    pos,
+                    &us[..self.ft()],
+                    &them[..self.ft()],
+                    &mut self.scratch,
+                    self.simd,
+                ),
                 // SAFETY: the layers were checked in `new`; `us` and `them` hold `stride(ft) >= ft`
                 // values and `scratch` was made `Dims::scratch` bytes long.
                 None => unsafe {
@@ -266,7 +272,7 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
             let acc = &*self.acc;
             let (us, them) = (&acc[us..us + ft], &acc[them..them + ft]);
             match &self.net.sfnn {
-                Some(sfnn) => sfnn.forward(pos, us, them, &mut self.scratch, self.simd),
+                Some(sfnn) => sfnn_pass::forward(sfnn, pos, us, them, &mut self.scratch, self.simd),
                 // SAFETY: the layers were checked in `new`; `us` and `them` hold `ft` values and
                 // `scratch` was made `Dims::scratch` bytes long.
                 None => unsafe {

@@ -15,7 +15,8 @@
 //! - [`accumulator`]: the transformer accumulators and the incremental stack, per shape.
 //! - [`refresh_cache`]: the accumulators cached per king square, from which refreshes start.
 //! - [`state`]: [`NnueState`], the evaluator of any supported shape.
-//! - [`sfnn`]: SFNN nets: their shape, LEB128 blocks, layer stacks and forward pass.
+//! - [`sfnn`]: SFNN nets: their shape, LEB128 blocks and layer stacks.
+//! - [`sfnn_pass`]: the SFNN forward pass, AVX2 kernels and their scalar twin.
 //! - [`layers`]: the affine / clipped-ReLU layers and the exact scalar forward pass.
 //! - [`simd`]: the switch between the SIMD kernels (x86-64, WebAssembly) and their scalar twins
 //!   ([`Simd`]).
@@ -52,6 +53,7 @@ pub mod layers;
 pub mod network;
 pub mod refresh_cache;
 pub mod sfnn;
+pub mod sfnn_pass;
 pub mod shape;
 pub mod simd;
 pub mod state;
