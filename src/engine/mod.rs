@@ -208,7 +208,8 @@ impl Engine {
     /// net to the threads. The net comes before the table and the threads, which take what
     /// memory is left. Returns what happened, for the user.
     fn load_files(&mut self) -> Vec<String> {
-        let mut messages = self.net.load(&self.options, &self.eval_type().fallback());
+        let kind = self.eval_type();
+        let mut messages = self.net.load(&self.options, || kind.fallback());
         messages.extend(self.book.load(&self.options));
         self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
         self.options_changed = false;

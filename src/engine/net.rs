@@ -32,10 +32,10 @@ impl NetSlot {
 
     /// Loads the net the options name, unless that file was the last one tried and has not
     /// changed since (same size and modification time, or still absent). Without one, or
-    /// when it cannot be used, `fallback` plays (named in the message: the embedded net, or the
-    /// linear evaluation, as `EvalType` says). Returns what happened, for the user (nothing when
-    /// the file is the same as before).
-    pub fn load(&mut self, opts: &Options, fallback: &str) -> Vec<String> {
+    /// when it cannot be used, what `fallback` names plays (the embedded net, or the linear
+    /// evaluation, as `EvalType` says; asked only then, as naming the embedded net decodes it).
+    /// Returns what happened, for the user (nothing when the file is the same as before).
+    pub fn load(&mut self, opts: &Options, fallback: impl Fn() -> String) -> Vec<String> {
         let path = eval_path(opts);
         let now = (path.clone(), stamp(&path));
         if self.source.as_ref() == Some(&now) {
@@ -63,7 +63,7 @@ impl NetSlot {
                 ) =>
             {
                 self.net = None;
-                vec![format!("no NNUE file at {}: using {fallback}", path.display())]
+                vec![format!("no NNUE file at {}: using {}", path.display(), fallback())]
             }
             Err(e @ NnueError::OutOfMemory { .. }) => {
                 // Not the file's fault: read it again at the next attempt, when memory may
@@ -71,13 +71,13 @@ impl NetSlot {
                 self.source = None;
                 let keep = match &self.net {
                     Some(net) => format!("keeping the {} net in use", net.shape_name()),
-                    None => format!("using {fallback}"),
+                    None => format!("using {}", fallback()),
                 };
                 vec![format!("{}: {e}; {keep}", path.display())]
             }
             Err(e) => {
                 self.net = None;
-                vec![format!("{}: {e}; using {fallback}", path.display())]
+                vec![format!("{}: {e}; using {}", path.display(), fallback())]
             }
         }
     }
