@@ -17,7 +17,7 @@ use super::FE_END;
 use crate::attacks;
 use crate::bitboard::Bitboard;
 use crate::position::Position;
-use crate::types::{Color, Square};
+use crate::types::{Color, PieceType, Square};
 
 /// Rows in one plane of counts (`81 * 1548`).
 pub const PLANE: u32 = 81 * FE_END as u32;
@@ -41,8 +41,16 @@ impl Effects {
         let occ = pos.occupied();
         let mut e = Effects::NONE;
         for c in Color::ALL {
-            let (mut one, mut two) = (Bitboard::EMPTY, Bitboard::EMPTY);
-            for sq in pos.pieces(c) {
+            // Pawns first, as one set: each attacks the square in front of it, and no two pawns
+            // of a side share that square. (A pawn on its last rank, which only a composed
+            // position could hold, attacks nothing; the mask keeps it within its file.)
+            let pawns = pos.pieces_cp(c, PieceType::Pawn).and_not(Bitboard::far_ranks(c, 1));
+            let mut one = match c {
+                Color::Black => pawns.shr_halves::<1>(),
+                Color::White => pawns.shl_halves::<1>(),
+            };
+            let mut two = Bitboard::EMPTY;
+            for sq in pos.pieces(c).and_not(pos.pieces_of(PieceType::Pawn)) {
                 if let Some(pc) = pos.piece_on(sq) {
                     let a = attacks::piece(pc, sq, occ);
                     two |= one & a;
@@ -120,6 +128,9 @@ mod tests {
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
             "l4+R3/2k6/ppn6/2g2G2p/6PP1/1nS4LG/P1Nb2S1P/1BG6/L1S1K1N1L w RS7P4p 84",
             "1gk4+P1/l4g2+P/p2Pp3+S/3p1K3/spp3Ns1/4P1l1P/+n1P2P3/1N+r5L/7gr b 2BSNPgl5p 133",
+            // Pawns next to the edge ranks, in every file (the halves' boundary at file 8).
+            "9/PPPP1PPPP/9/4k4/9/4K4/9/pppp1pppp/9 b - 1",
+            "9/pppp1pppp/9/4k4/9/4K4/9/PPPP1PPPP/9 w - 1",
         ] {
             let pos = Position::from_sfen(sfen).unwrap();
             let e = Effects::of(&pos);
