@@ -183,9 +183,8 @@ pub(crate) fn clip(v: i32) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::nnue::aligned::AlignedVec;
-    use crate::eval::nnue::sfnn::{Buckets, SfnnShape};
-    use crate::eval::nnue::shape::FeatureKind;
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    use crate::eval::nnue::{aligned::AlignedVec, sfnn::Buckets, sfnn::SfnnShape, shape::FeatureKind};
 
     /// The AVX2 forward pass equals its scalar twin on random layers of every weight and random
     /// accumulators across the whole `i16` range and around the clamps.
