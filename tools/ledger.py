@@ -552,12 +552,17 @@ def cmd_pool(args: argparse.Namespace) -> int:
                        "notes": "; ".join(n for n in (f"pooled: {', '.join(args.ids)}", args.notes) if n)}
     if shared.get("sprt"):
         e0, e1 = (float(x) for x in shared["sprt"].split(","))
-        value = llr(w, d, l, e0, e1)
-        fields |= {"llr": f"{value:.2f}", "verdict": verdict_of(value)}
+        fields |= sprt_fields(w, d, l, e0, e1)
     row = add_row(args.repo, fields, args.dry_run)
     if not args.dry_run:
         print(f"{row['id']}: {wdl(row)} over {row['games']}, {result_text(row)} appended to {LEDGER}")
     return 0
+
+
+def sprt_fields(w: int, d: int, l: int, e0: float, e1: float) -> dict[str, str]:
+    """The LLR and verdict columns of a W-D-L under the SPRT bounds `e0`, `e1`."""
+    value = llr(w, d, l, e0, e1)
+    return {"llr": f"{value:.2f}", "verdict": verdict_of(value)}
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -599,8 +604,7 @@ def cmd_append(args: argparse.Namespace) -> int:
             raise Fatal(f"--sprt wants ELO0,ELO1, got {fields['sprt']!r}") from None
         fields["sprt"] = f"{e0:g}, {e1:g}"
         if args.wdl and not fields.get("llr"):
-            value = llr(int(fields["w"]), int(fields["d"]), int(fields["l"]), e0, e1)
-            fields |= {"llr": f"{value:.2f}", "verdict": verdict_of(value)}
+            fields |= sprt_fields(int(fields["w"]), int(fields["d"]), int(fields["l"]), e0, e1)
     row = add_row(args.repo, fields, args.dry_run)
     if not args.dry_run:
         print(f"{row['id']}: {wdl(row)} over {row['games']}, {elo_text(row)} appended to {LEDGER}")
