@@ -219,6 +219,12 @@ def read_ledger(root: Path) -> list[dict[str, str]]:
     return tsv.read_rows(root / LEDGER, parse_ledger, "python3 -m tools.ledger check")
 
 
+def sprt_fields(w: int, d: int, l: int, e0: float, e1: float) -> dict[str, str]:
+    """The LLR and verdict columns of a W-D-L under the SPRT bounds `e0`, `e1`."""
+    value = llr(w, d, l, e0, e1)
+    return {"llr": f"{value:.2f}", "verdict": verdict_of(value)}
+
+
 def result_fields(w: int, d: int, l: int, sprt: str = "") -> dict[str, str]:
     """The row's figures for a W-D-L (and an SPRT's `ELO0, ELO1`) by the referee's formulas."""
     elo, lo, hi = summary(w, d, l)
@@ -226,8 +232,7 @@ def result_fields(w: int, d: int, l: int, sprt: str = "") -> dict[str, str]:
               "elo_lo": f"{lo:+.1f}", "elo_hi": f"{hi:+.1f}"}
     if sprt:
         e0, e1 = (float(x) for x in sprt.split(","))
-        value = llr(w, d, l, e0, e1)
-        fields |= {"sprt": f"{e0:g}, {e1:g}", "llr": f"{value:.2f}", "verdict": verdict_of(value)}
+        fields |= {"sprt": f"{e0:g}, {e1:g}"} | sprt_fields(w, d, l, e0, e1)
     return fields
 
 
@@ -542,27 +547,17 @@ def cmd_pool(args: argparse.Namespace) -> int:
         raise Fatal("pool wants two or more different runs")
     parts = [by_id[i] for i in args.ids]
     w, d, l = (sum(int(r[c]) for r in parts) for c in "wdl")
-    elo, lo, hi = summary(w, d, l)
     # What the runs share is the pool's; what differs between them stays in their own rows.
     shared = {c: parts[0][c] for c in ("commits", "engine_a", "options_a", "engine_b", "options_b", "clock", "nodes",
                                        "threads", "hash", "openings", "machine", "sprt")
               if all(r[c] == parts[0][c] for r in parts)}
-    fields = shared | {"date": args.date, "w": str(w), "d": str(d), "l": str(l), "games": str(w + d + l),
-                       "elo": f"{elo:+.1f}", "elo_lo": f"{lo:+.1f}", "elo_hi": f"{hi:+.1f}", "label": args.label,
-                       "notes": "; ".join(n for n in (f"pooled: {', '.join(args.ids)}", args.notes) if n)}
-    if shared.get("sprt"):
-        e0, e1 = (float(x) for x in shared["sprt"].split(","))
-        fields |= sprt_fields(w, d, l, e0, e1)
+    fields = shared | result_fields(w, d, l, shared.get("sprt", "")) | {
+        "date": args.date, "label": args.label,
+        "notes": "; ".join(n for n in (f"pooled: {', '.join(args.ids)}", args.notes) if n)}
     row = add_row(args.repo, fields, args.dry_run)
     if not args.dry_run:
         print(f"{row['id']}: {wdl(row)} over {row['games']}, {result_text(row)} appended to {LEDGER}")
     return 0
-
-
-def sprt_fields(w: int, d: int, l: int, e0: float, e1: float) -> dict[str, str]:
-    """The LLR and verdict columns of a W-D-L under the SPRT bounds `e0`, `e1`."""
-    value = llr(w, d, l, e0, e1)
-    return {"llr": f"{value:.2f}", "verdict": verdict_of(value)}
 
 
 def cmd_show(args: argparse.Namespace) -> int:
