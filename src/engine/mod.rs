@@ -99,6 +99,10 @@ pub struct Engine {
     /// with the options: the next search does it first when no `isready` came between (a
     /// `setoption` sent during a search, with an `isready` answered while it still ran).
     options_changed: bool,
+    /// When the session began and how many searches it has started: with the position, they
+    /// seed a weakened level's choices, so that its games differ from one another.
+    born: crate::sys::time::Instant,
+    searches: u64,
 }
 
 /// Sizes last asked of the resources, so that one the system could not grant in full is not
@@ -126,6 +130,8 @@ impl Engine {
             applied: Applied { hash_mb: 1, threads: 1 },
             tables_used: false,
             options_changed: true,
+            born: crate::sys::time::Instant::now(),
+            searches: 0,
         }
     }
 
@@ -262,7 +268,11 @@ impl Engine {
             reporter.message(&message);
         }
         self.pool.set_network(self.eval_type(), self.net.net(), self.fv_scale());
-        let config = self.search_config();
+        let mut config = self.search_config();
+        self.searches += 1;
+        let since_born = self.born.elapsed().as_nanos() as u64;
+        config.skill =
+            config.skill.with_seed(crate::splitmix::nth(self.pos.key() ^ since_born, self.searches));
         self.tables_used = true;
         self.pool.start(&self.pos, limits, config, Arc::clone(&self.tt), reporter);
     }

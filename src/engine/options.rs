@@ -13,6 +13,7 @@
 
 use crate::eval::nnue::DEFAULT_FV_SCALE;
 use crate::position::DeclarationRule;
+use crate::search::skill::{Skill, ELO_OF_LEVEL, FULL_LEVEL};
 use crate::search::time::TimeOptions;
 use crate::search::SearchConfig;
 use std::collections::BTreeMap;
@@ -80,6 +81,12 @@ pub const MATE_HASH: &str = "MateHash";
 pub const MATE_NODES: &str = "MateNodes";
 /// `go mate` by tsume convention: futile interpositions do not count (`mate/futile.rs`).
 pub const TSUME_CONVENTION: &str = "TsumeConvention";
+/// The strength level, 0 (the weakest) to 20 (full strength, the default): `search/skill.rs`.
+pub const SKILL_LEVEL: &str = "SkillLevel";
+/// Play at the rating `USI_Elo` instead of `SkillLevel` (the Stockfish convention, in USI's
+/// spelling).
+pub const USI_LIMIT_STRENGTH: &str = "USI_LimitStrength";
+pub const USI_ELO: &str = "USI_Elo";
 pub const CONSIDERATION_MODE: &str = "ConsiderationMode";
 pub const PV_INTERVAL: &str = "PvInterval";
 pub const BOOK_FILE: &str = "BookFile";
@@ -92,6 +99,9 @@ pub const BOOK_DEPTH_LIMIT: &str = "BookDepthLimit";
 pub const BOOK_ON_THE_FLY: &str = "BookOnTheFly";
 pub const NARROW_BOOK: &str = "NarrowBook";
 pub const CONSIDER_BOOK_MOVE_COUNT: &str = "ConsiderBookMoveCount";
+
+/// `USI_Elo`'s default: the middle level's rating (it applies only with `USI_LimitStrength`).
+const DEFAULT_ELO: i32 = ELO_OF_LEVEL[FULL_LEVEL as usize / 2];
 
 /// `ResignValue` at this value (its maximum) means: never resign. GUIs and users know the number.
 pub const RESIGN_NEVER: i64 = 99999;
@@ -133,6 +143,9 @@ pub fn declarations() -> Vec<Decl> {
         spin(DRAW_VALUE_WHITE, search.draw_value_white as i64, -30000, 30000),
         check(GENERATE_ALL_LEGAL_MOVES, search.generate_all_moves),
         check(CONSIDERATION_MODE, search.consideration_mode),
+        spin(SKILL_LEVEL, FULL_LEVEL as i64, 0, FULL_LEVEL as i64),
+        check(USI_LIMIT_STRENGTH, false),
+        spin(USI_ELO, DEFAULT_ELO as i64, ELO_OF_LEVEL[0] as i64, ELO_OF_LEVEL[FULL_LEVEL as usize] as i64),
         spin(PV_INTERVAL, search.pv_interval as i64, 0, 100000),
         Decl { name: EVAL_DIR, kind: Kind::Str("eval") },
         Decl { name: EVAL_FILE, kind: Kind::Filename("") },
@@ -324,6 +337,11 @@ impl Options {
                 slow_mover: self.int(SLOW_MOVER) as u64,
                 round_up_to_full_second: self.bool(ROUND_UP_TO_FULL_SECOND),
             },
+            skill: if self.bool(USI_LIMIT_STRENGTH) {
+                Skill::from_elo(self.int(USI_ELO) as i32)
+            } else {
+                Skill::level(self.int(SKILL_LEVEL) as u32)
+            },
         }
     }
 
@@ -473,6 +491,7 @@ mod tests {
             (GENERATE_ALL_LEGAL_MOVES, "true"),
             (CONSIDERATION_MODE, "true"),
             (PV_INTERVAL, "250"),
+            (SKILL_LEVEL, "7"),
         ] {
             o.set(name, value).unwrap();
         }
@@ -494,8 +513,14 @@ mod tests {
             consideration_mode: true,
             pv_interval: 250,
             time,
+            skill: Skill::level(7),
         };
         assert_eq!(o.search_config(), want);
+        // USI_LimitStrength takes the level from USI_Elo instead.
+        o.set(USI_LIMIT_STRENGTH, "true").unwrap();
+        o.set(USI_ELO, &ELO_OF_LEVEL[3].to_string()).unwrap();
+        assert_eq!(o.search_config().skill, Skill::level(3));
+        assert!(o.set(USI_ELO, &(ELO_OF_LEVEL[0] - 1).to_string()).is_err(), "below the ladder");
         o.set(RESIGN_VALUE, "99999").unwrap();
         assert_eq!(o.search_config().resign_value, None, "99999: never resign");
         o.set(RESIGN_VALUE, "0").unwrap();

@@ -1,6 +1,7 @@
 //! The search's settings from the engine's options (draw values, MultiPV, resignation, the
 //! clock's margins), fixed for the length of one search.
 
+use super::skill::Skill;
 use super::time::TimeOptions;
 use crate::position::DeclarationRule;
 use crate::types::{Color, Value};
@@ -28,6 +29,8 @@ pub struct SearchConfig {
     /// report held back goes out before the best move.
     pub pv_interval: u64,
     pub time: TimeOptions,
+    /// The strength level (`SkillLevel`, `USI_Elo`); full strength changes nothing.
+    pub skill: Skill,
 }
 
 impl Default for SearchConfig {
@@ -43,6 +46,7 @@ impl Default for SearchConfig {
             consideration_mode: false,
             pv_interval: 0,
             time: TimeOptions::default(),
+            skill: Skill::FULL,
         }
     }
 }

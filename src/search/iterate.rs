@@ -64,6 +64,7 @@ impl Worker {
         self.restart = false;
         self.history.new_search();
         self.last_iteration_pv.clear();
+        self.completed_lines.clear();
         self.stack.iter_mut().for_each(|f| *f = Frame::default());
         let only = &shared.limits.searchmoves;
         // The moves `searchmoves` names are all searched, the non-promotions the search leaves
@@ -197,6 +198,10 @@ impl Worker {
             if !shared.stopped() {
                 self.completed_depth = depth;
                 self.last_iteration_pv.clone_from(&self.root_moves[0].pv);
+                if main && !shared.config.skill.is_full() {
+                    self.completed_lines.clear();
+                    self.completed_lines.extend_from_slice(&self.root_moves[..multi_pv]);
+                }
             }
             if !main || shared.stopped() {
                 continue;

@@ -15,6 +15,7 @@ mod qsearch;
 pub mod report;
 pub mod root_move;
 pub mod shared;
+pub mod skill;
 pub mod stack;
 pub mod thread;
 pub mod time;

@@ -60,12 +60,14 @@ pub struct SharedState {
 }
 
 impl SharedState {
-    /// The number of principal variations to search now (see [`SearchControl::multi_pv`]).
+    /// The number of principal variations to search now (see [`SearchControl::multi_pv`]): at
+    /// least the lines a weakened level chooses among.
     pub fn multi_pv(&self) -> usize {
-        match self.control.multi_pv.load(Ordering::Relaxed) {
+        let asked = match self.control.multi_pv.load(Ordering::Relaxed) {
             0 => self.config.multi_pv,
             n => n,
-        }
+        };
+        asked.max(self.config.skill.lines())
     }
 
     pub fn total_nodes(&self) -> u64 {

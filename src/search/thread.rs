@@ -77,6 +77,9 @@ pub struct Worker {
     pub restart: bool,
     /// The PV of the last completed iteration.
     pub last_iteration_pv: Vec<Move>,
+    /// Below full strength (main worker): the lines of the last completed iteration, best first,
+    /// which the level chooses among.
+    pub completed_lines: Vec<RootMove>,
     /// The node count's low bits that are zero when the limits are due for a check (one less
     /// than a power of two; the search checks the limits every `check_mask + 1` nodes).
     pub check_mask: u64,
@@ -126,6 +129,7 @@ impl Worker {
             iteration_multi_pv: 1,
             restart: false,
             last_iteration_pv: Vec::new(),
+            completed_lines: Vec::new(),
             check_mask: super::control::check_interval(None) - 1,
         })
     }
@@ -277,6 +281,11 @@ impl ThreadPool {
         self.stop_and_wait();
         self.control = Arc::new(SearchControl::default());
         self.control.pondering.store(limits.ponder, Ordering::SeqCst);
+        // A weakened level's node budget, where the `go` asks for more (or no limit).
+        let limits = match config.skill.node_budget() {
+            Some(budget) => Limits { nodes: Some(limits.nodes.map_or(budget, |n| n.min(budget))), ..limits },
+            None => limits,
+        };
         let shared = Arc::new(SharedState {
             tt,
             histories: Arc::clone(&self.histories),
@@ -428,11 +437,15 @@ fn pick_best_thread(workers: &mut [Worker], shared: &SharedState) -> BestMove {
             }
         }
     }
-    let rm = &best.root_moves[0];
-    let ponder = rm.pv.get(1).copied().or_else(|| best.ponder_from_tt(shared, rm.mv));
+    let mut rm = &best.root_moves[0];
     if !shared.config.consideration_mode && shared.config.resign_value.is_some_and(|r| rm.score < -r) {
         return BestMove::Resign;
     }
+    let skill = shared.config.skill;
+    if !skill.is_full() && !best.completed_lines.is_empty() {
+        rm = &best.completed_lines[skill.choose(&best.pos, &best.completed_lines)];
+    }
+    let ponder = rm.pv.get(1).copied().or_else(|| best.ponder_from_tt(shared, rm.mv));
     BestMove::Move { best: rm.mv, ponder }
 }
 
