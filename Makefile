@@ -261,7 +261,7 @@ clean:
 ## folder WASM_TEST_DIR (`make wasm` writes target/wasm/hayate; neither target builds it).
 ## test-wasm-node: ShogiHome's engine contract in both polling modes, a game against the native
 ## engine (HAYATE_NATIVE, default target/release/hayate) and the stdio bridge tools/wasm/usi.mjs;
-## test-wasm-browser: the example page web/ in headless Chromium (skipped without one, unless
+## test-wasm-browser: the example page wasm/example/ in headless Chromium (skipped without one, unless
 ## HAYATE_REQUIRE_BROWSER=1). Without Node.js both say so and succeed.
 WASM_TEST_DIR ?= target/wasm/hayate
 
@@ -274,7 +274,7 @@ WASM_TEST_DIR ?= target/wasm/hayate
 ## what the module itself declares). About 2 minutes on 2 cores.
 wasm: $(WASM_TEST_DIR)/engine.json
 
-$(WASM_TEST_DIR)/engine.json: $(ENGINE_SRC) $(shell find wasm -type f) scripts/wasm-build.sh
+$(WASM_TEST_DIR)/engine.json: $(ENGINE_SRC) $(shell find wasm -type f -not -path "wasm/example/*") scripts/wasm-build.sh
 	CARGO="$(CARGO)" scripts/wasm-build.sh
 
 ## The WebAssembly tests `make test` runs where Node.js is: the module built, then test-wasm-node

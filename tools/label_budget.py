@@ -21,7 +21,7 @@ budget gets:
 - `nodes`: the mean nodes the engine reported for the search.
 
 The budgets' cost per position is what `gensfen` prints (positions a second, nodes a second);
-docs/records/nets.md, "2026-12-05: what a training label costs and how good it is", has the
+docs/records/nets.md, "What a training label costs and how good it is (2026-12-05)", has the
 runs and the reading.
 """
 

@@ -1,4 +1,4 @@
-// The example page (web/) in headless Chromium: the engine in a module Web Worker, a few moves
+// The example page (wasm/example/) in headless Chromium: the engine in a module Web Worker, a few moves
 // of the engine against itself checked legal by tsshogi here in Node, the analysis display, the
 // nps in the browser, the ?engine= parameter, and a screenshot (target/wasm/screenshot.png).
 //
@@ -74,7 +74,7 @@ async function openPage(context, origin, query = "", state = "ready") {
     }
   });
   const opened = performance.now();
-  await page.goto(`${origin}/web/index.html${query}`);
+  await page.goto(`${origin}/wasm/example/index.html${query}`);
   await page.waitForFunction((wanted) => window.hayatePage?.state() === wanted, state, {
     timeout: 60000,
   });
@@ -97,7 +97,7 @@ if (!CHROMIUM && REQUIRED) {
 
     before(async () => {
       server = await startServer({
-        "/web/": path.join(REPO, "web"),
+        "/wasm/example/": path.join(REPO, "wasm", "example"),
         "/target/wasm/hayate/": WASM_DIR,
         "/engine-copy/": WASM_DIR,
       });
@@ -110,7 +110,7 @@ if (!CHROMIUM && REQUIRED) {
       await server?.close();
     });
 
-    it("loads ../target/wasm/hayate/ in a worker and shows its id name", async () => {
+    it("loads ../../target/wasm/hayate/ in a worker and shows its id name", async () => {
       main = await openPage(context, server.origin);
       report(`page load to readyok in Chromium ${main.ms.toFixed(0)} ms`);
       const name = await main.page.textContent("#engine-name");
@@ -231,11 +231,11 @@ if (!CHROMIUM && REQUIRED) {
     });
 
     it("loads the engine named by ?engine=, and says so when there is none", async () => {
-      const copy = await openPage(context, server.origin, "?engine=../engine-copy/");
+      const copy = await openPage(context, server.origin, "?engine=../../engine-copy/");
       assert.equal(await copy.page.textContent("#engine-name"), readManifest(WASM_DIR).name);
       assert.ok((await copy.page.textContent("#engine-url")).endsWith("/engine-copy/"));
       assert.deepEqual(copy.errors, []);
-      const missing = await openPage(context, server.origin, "?engine=../nowhere/", "failed");
+      const missing = await openPage(context, server.origin, "?engine=../../nowhere/", "failed");
       assert.ok(await missing.page.isVisible("#error"), "an error is shown");
       assert.match(await missing.page.textContent("#error"), /engine\.json: HTTP 404/);
     });

@@ -56,12 +56,12 @@ async function browserBench() {
     pathToFileURL(path.join(repo, "tests", "wasm", "node_modules", "playwright-core", "index.mjs")).href
   );
   const { startServer } = await import(pathToFileURL(path.join(repo, "tests", "wasm", "lib", "static-server.mjs")).href);
-  const server = await startServer({ "/web/": path.join(repo, "web"), "/target/wasm/hayate/": dir });
+  const server = await startServer({ "/wasm/example/": path.join(repo, "wasm", "example"), "/target/wasm/hayate/": dir });
   const browser = await chromium.launch({ executablePath: chromiumPath, headless: true });
   return {
     async run() {
       const page = await browser.newPage();
-      await page.goto(`${server.origin}/web/index.html`);
+      await page.goto(`${server.origin}/wasm/example/index.html`);
       await page.waitForFunction(() => window.hayatePage?.state() === "ready", null, { timeout: 30000 });
       await page.evaluate(() => window.hayatePage.send("bench"));
       await page.waitForFunction(() => window.hayatePage.lines.some((l) => l.startsWith("Nodes/second")), null, {

@@ -34,7 +34,7 @@ function resolve(mounts, pathname) {
 }
 
 /**
- * Serves `mounts` ({ "/web/": folder, ... }; prefixes end in "/"); resolves to `{ origin, close }`.
+ * Serves `mounts` ({ "/wasm/example/": folder, ... }; prefixes end in "/"); resolves to `{ origin, close }`.
  */
 export function startServer(mounts) {
   const table = Object.entries(mounts).map(([prefix, root]) => [prefix, path.resolve(root)]);

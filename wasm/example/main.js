@@ -1,5 +1,5 @@
 // The example page: the engine in a Web Worker (engine-worker.js), its `id name`, a position to
-// analyse and the analysis as the engine thinks. The engine folder is `../target/wasm/hayate/`
+// analyse and the analysis as the engine thinks. The engine folder is `../../target/wasm/hayate/`
 // relative to this page (the repository's layout when the repository root is served), or the
 // `?engine=` query parameter, resolved against the page.
 //
@@ -7,7 +7,7 @@
 // a USI line as the buttons do, `lines` holds every line the engine printed, `errors` every
 // failure of the engine or the worker the page showed, `state()` the page's state.
 
-const DEFAULT_ENGINE = "../target/wasm/hayate/";
+const DEFAULT_ENGINE = "../../target/wasm/hayate/";
 const LOG_LINES = 300;
 
 const elements = Object.fromEntries(
