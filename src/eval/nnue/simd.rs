@@ -388,6 +388,7 @@ fn propagate_scalar(l: &Layers, d: Dims, us: &[i16], them: &[i16], scratch: &mut
 /// `forward_pass!`, the hidden-layer kernels and a forward pass (`group`, `affine_clip`,
 /// `propagate`) on top of the block step `dot_maddubs`; the AVX2 module calls `forward_pass!`
 /// again for its AVX-VNNI block step.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 macro_rules! x86_kernels {
     (
         $v:ty, $lanes:literal lanes, $features:literal: $zero:ident $load:ident $store:ident
