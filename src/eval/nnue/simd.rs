@@ -143,6 +143,27 @@ impl Dims {
     }
 }
 
+/// An accumulator update as [`Simd::update`] hands it to a kernel: `out = prev - rows(removed)
+/// + rows(added)` over the first `ft` lanes, the rows those of the transformer weights `w` (rows
+/// of `ft`), wrapping `i16`. The lengths are checked.
+#[derive(Clone, Copy)]
+struct Update<'a> {
+    w: &'a [i16],
+    ft: usize,
+    prev: &'a [i16],
+    removed: &'a [u32],
+    added: &'a [u32],
+}
+
+/// A forward pass as [`Simd::propagate`] hands it to a kernel: the layers `l`, the side to move's
+/// accumulator `us` and the other's `them`, of the lengths its precondition demands.
+#[derive(Clone, Copy)]
+struct Forward<'a> {
+    l: &'a Layers,
+    us: &'a [i16],
+    them: &'a [i16],
+}
+
 /// The x86 kernel set `Kind::$kind` where this build has the x86 kernels and the CPU has every
 /// one of the features named; else `None`.
 macro_rules! x86_kind {
@@ -258,29 +279,29 @@ impl Simd {
         // The kernels read and write `ft` lanes of each, in 16-lane steps, and whole rows (`row`
         // checks those).
         assert!(prev.len() >= ft && out.len() >= ft && ft.is_multiple_of(16));
-        let w: &[i16] = &net.ft_weight;
+        let u = Update { w: &net.ft_weight, ft, prev, removed, added };
         match self.0 {
-            Kind::Scalar => update_scalar(w, ft, prev, out, removed, added),
+            Kind::Scalar => update_scalar(u, out),
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx2` or `Kind::AvxVnni` value exists only if AVX2 was detected;
             // the lengths were checked above.
-            Kind::Avx2 | Kind::AvxVnni => unsafe { avx2::update::<FT>(w, ft, prev, out, removed, added) },
+            Kind::Avx2 | Kind::AvxVnni => unsafe { avx2::update::<FT>(u, out) },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx512` value exists only if `Simd::avx512` detected its features
             // (AVX2 among them); the lengths were checked above.
             Kind::Avx512 => unsafe {
                 if ft == avx512::FT {
-                    avx512::update(w, prev, out, removed, added)
+                    avx512::update(u, out)
                 } else {
-                    avx2::update::<FT>(w, ft, prev, out, removed, added)
+                    avx2::update::<FT>(u, out)
                 }
             },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Sse41` value exists only if `Simd::sse41` detected SSSE3 and
             // SSE4.1; the lengths were checked above.
-            Kind::Sse41 => unsafe { sse41::update::<FT>(w, ft, prev, out, removed, added) },
+            Kind::Sse41 => unsafe { sse41::update::<FT>(u, out) },
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128", not(feature = "portable")))]
-            Kind::Simd128 => simd128::update::<FT>(w, ft, prev, out, removed, added),
+            Kind::Simd128 => simd128::update::<FT>(u, out),
         }
     }
 
@@ -302,33 +323,34 @@ impl Simd {
     ) -> i32 {
         let d = Dims::of::<FT, H1, H2>(l);
         debug_assert!(d.hold(l, us, them, scratch));
+        let f = Forward { l, us, them };
         match self.0 {
-            Kind::Scalar => propagate_scalar(l, d, us, them, scratch),
+            Kind::Scalar => propagate_scalar(f, d, scratch),
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx2` value exists only if `Simd::avx2` detected AVX2; the lengths
             // are the caller's precondition.
-            Kind::Avx2 => unsafe { avx2::propagate::<FT, H1, H2>(l, us, them, scratch) },
+            Kind::Avx2 => unsafe { avx2::propagate::<FT, H1, H2>(f, scratch) },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::AvxVnni` value exists only if `Simd::avx_vnni` detected AVX2 and
             // AVX-VNNI; the lengths are the caller's precondition.
-            Kind::AvxVnni => unsafe { avx2::propagate_vnni::<FT, H1, H2>(l, us, them, scratch) },
+            Kind::AvxVnni => unsafe { avx2::propagate_vnni::<FT, H1, H2>(f, scratch) },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx512` value exists only if `Simd::avx512` detected its features
             // (AVX2 among them); the lengths are the caller's precondition, and `avx512::fits`
             // the classic widths its kernels are written for.
             Kind::Avx512 => unsafe {
                 if avx512::fits(d) {
-                    avx512::propagate(l, us, them, scratch)
+                    avx512::propagate(f, scratch)
                 } else {
-                    avx2::propagate::<FT, H1, H2>(l, us, them, scratch)
+                    avx2::propagate::<FT, H1, H2>(f, scratch)
                 }
             },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Sse41` value exists only if `Simd::sse41` detected SSSE3 and
             // SSE4.1; the lengths are the caller's precondition.
-            Kind::Sse41 => unsafe { sse41::propagate::<FT, H1, H2>(l, us, them, scratch) },
+            Kind::Sse41 => unsafe { sse41::propagate::<FT, H1, H2>(f, scratch) },
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128", not(feature = "portable")))]
-            Kind::Simd128 => simd128::propagate::<FT, H1, H2>(l, us, them, scratch),
+            Kind::Simd128 => simd128::propagate::<FT, H1, H2>(f, scratch),
         }
     }
 }
@@ -353,7 +375,8 @@ fn row(w: &[i16], f: u32, ft: usize) -> &[i16] {
 }
 
 /// Scalar twin of the accumulator update.
-fn update_scalar(w: &[i16], ft: usize, prev: &[i16], out: &mut [i16], removed: &[u32], added: &[u32]) {
+fn update_scalar(u: Update, out: &mut [i16]) {
+    let Update { w, ft, prev, removed, added } = u;
     let out = &mut out[..ft];
     out.copy_from_slice(&prev[..ft]);
     for &f in removed {
@@ -369,7 +392,8 @@ fn update_scalar(w: &[i16], ft: usize, prev: &[i16], out: &mut [i16], removed: &
 }
 
 /// Scalar twin of the forward pass.
-fn propagate_scalar(l: &Layers, d: Dims, us: &[i16], them: &[i16], scratch: &mut [u8]) -> i32 {
+fn propagate_scalar(f: Forward, d: Dims, scratch: &mut [u8]) -> i32 {
+    let Forward { l, us, them } = f;
     for (o, &v) in scratch[..d.in1].iter_mut().zip(us[..d.ft].iter().chain(&them[..d.ft])) {
         *o = clip_acc(v);
     }
@@ -408,19 +432,10 @@ macro_rules! x86_kernels {
         /// registers (128 bits), as two chains would need all 16 registers for the sums alone.
         const CHAINS_32: usize = if 32 / OUTS > 4 { 1 } else { 2 };
 
-        /// One pass over lanes `base .. base + n * LANES` (`n <= REGS`).
+        /// One pass of `u` over lanes `base .. base + n * LANES` (`n <= REGS`).
         #[inline(always)]
-        #[allow(clippy::too_many_arguments)]
-        unsafe fn update_pass(
-            w: &[i16],
-            ft: usize,
-            prev: &[i16],
-            out: &mut [i16],
-            removed: &[u32],
-            added: &[u32],
-            base: usize,
-            n: usize,
-        ) {
+        unsafe fn update_pass(u: Update, out: &mut [i16], base: usize, n: usize) {
+            let Update { w, ft, prev, removed, added } = u;
             let mut r = [$zero(); REGS];
             for (i, v) in r.iter_mut().enumerate().take(n) {
                 *v = $load(prev.as_ptr().add(base + i * LANES).cast());
@@ -445,23 +460,17 @@ macro_rules! x86_kernels {
         }
 
         #[target_feature(enable = $features)]
-        pub(super) unsafe fn update<const FT: usize>(
-            w: &[i16],
-            ft: usize,
-            prev: &[i16],
-            out: &mut [i16],
-            removed: &[u32],
-            added: &[u32],
-        ) {
-            let ft = if FT == 0 { ft } else { FT };
+        pub(super) unsafe fn update<const FT: usize>(u: Update, out: &mut [i16]) {
+            let ft = if FT == 0 { u.ft } else { FT };
+            let u = Update { ft, ..u };
             let full = ft / (LANES * REGS);
             for pass in 0..full {
-                update_pass(w, ft, prev, out, removed, added, pass * LANES * REGS, REGS);
+                update_pass(u, out, pass * LANES * REGS, REGS);
             }
             // `ft` is a multiple of 16: the tail is whole registers.
             let tail = ft % (LANES * REGS) / LANES;
             if tail > 0 {
-                update_pass(w, ft, prev, out, removed, added, full * LANES * REGS, tail);
+                update_pass(u, out, full * LANES * REGS, tail);
             }
         }
 
@@ -600,11 +609,10 @@ macro_rules! x86_kernels {
 
                 #[target_feature(enable = $fw_features)]
                 pub(super) unsafe fn $propagate<const FT: usize, const H1: usize, const H2: usize>(
-                    l: &Layers,
-                    us: &[i16],
-                    them: &[i16],
+                    f: Forward,
                     scratch: &mut [u8],
                 ) -> i32 {
+                    let Forward { l, us, them } = f;
                     let d = Dims::of::<FT, H1, H2>(l);
                     let x = scratch.as_mut_ptr();
                     clip_acc(us.as_ptr(), x, d.ft);
@@ -639,8 +647,7 @@ mod avx2 {
     // throughout, so no alignment assumption is needed for soundness.
 
     use super::super::layers::{Affine, Layers};
-    use super::row;
-    use super::Dims;
+    use super::{row, Dims, Forward, Update};
     use std::arch::x86_64::*;
 
     /// Per 128-bit lane the packs of `a` and `b` leave a0..7 b0..7 | a8..15 b8..15; the 64-bit
@@ -702,8 +709,7 @@ mod sse41 {
     // alignment assumption is needed for soundness.
 
     use super::super::layers::{Affine, Layers};
-    use super::row;
-    use super::Dims;
+    use super::{row, Dims, Forward, Update};
     use std::arch::x86_64::*;
 
     /// At 128 bits the packs keep the lanes in order: nothing to restore.
@@ -747,9 +753,7 @@ mod avx512 {
     // pointer access covers whole vectors strictly inside those lengths, with unaligned loads
     // and stores.
 
-    use super::super::layers::Layers;
-    use super::row;
-    use super::Dims;
+    use super::{row, Dims, Forward, Update};
     use std::arch::x86_64::*;
 
     /// The transformer width these kernels are written for.
@@ -766,7 +770,8 @@ mod avx512 {
     }
 
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
-    pub(super) unsafe fn update(w: &[i16], prev: &[i16], out: &mut [i16], removed: &[u32], added: &[u32]) {
+    pub(super) unsafe fn update(u: Update, out: &mut [i16]) {
+        let Update { w, prev, removed, added, .. } = u;
         let mut r = [_mm512_setzero_si512(); REGS];
         for (i, v) in r.iter_mut().enumerate() {
             *v = _mm512_loadu_si512(prev.as_ptr().add(i * LANES).cast());
@@ -836,7 +841,8 @@ mod avx512 {
     }
 
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
-    pub(super) unsafe fn propagate(l: &Layers, us: &[i16], them: &[i16], scratch: &mut [u8]) -> i32 {
+    pub(super) unsafe fn propagate(f: Forward, scratch: &mut [u8]) -> i32 {
+        let Forward { l, us, them } = f;
         let x = scratch.as_mut_ptr();
         clip_acc(us.as_ptr(), x);
         clip_acc(them.as_ptr(), x.add(FT));
@@ -860,8 +866,7 @@ mod simd128 {
     // slice lengths. WebAssembly loads and stores need no alignment.
 
     use super::super::layers::{Affine, Layers, WEIGHT_SHIFT};
-    use super::row;
-    use super::Dims;
+    use super::{row, Dims, Forward, Update};
     use core::arch::wasm32::*;
 
     /// Accumulator lanes per vector.
@@ -908,17 +913,10 @@ mod simd128 {
         unsafe { u16x8_load_extend_u8x8(a.as_ptr()) }
     }
 
-    /// One pass over the vectors `lanes` of the accumulator.
+    /// One pass of `u` over the vectors `lanes` of the accumulator (`prev` and `out` as vectors).
     #[inline(always)]
-    fn update_pass(
-        w: &[i16],
-        ft: usize,
-        prev: &[[i16; 8]],
-        out: &mut [[i16; 8]],
-        removed: &[u32],
-        added: &[u32],
-        lanes: std::ops::Range<usize>,
-    ) {
+    fn update_pass(u: Update, prev: &[[i16; 8]], out: &mut [[i16; 8]], lanes: std::ops::Range<usize>) {
+        let Update { w, ft, removed, added, .. } = u;
         let mut r = [i16x8_splat(0); REGS];
         for (v, p) in r.iter_mut().zip(&prev[lanes.clone()]) {
             *v = load_i16(p);
@@ -938,22 +936,16 @@ mod simd128 {
         }
     }
 
-    pub(super) fn update<const FT: usize>(
-        w: &[i16],
-        ft: usize,
-        prev: &[i16],
-        out: &mut [i16],
-        removed: &[u32],
-        added: &[u32],
-    ) {
-        let ft = if FT == 0 { ft } else { FT };
-        let prev = prev[..ft].as_chunks::<LANES>().0;
+    pub(super) fn update<const FT: usize>(u: Update, out: &mut [i16]) {
+        let ft = if FT == 0 { u.ft } else { FT };
+        let u = Update { ft, ..u };
+        let prev = u.prev[..ft].as_chunks::<LANES>().0;
         let out = out[..ft].as_chunks_mut::<LANES>().0;
         let vectors = ft / LANES;
         let mut start = 0;
         while start < vectors {
             let end = (start + REGS).min(vectors);
-            update_pass(w, ft, prev, out, removed, added, start..end);
+            update_pass(u, prev, out, start..end);
             start = end;
         }
     }
@@ -1035,11 +1027,10 @@ mod simd128 {
     }
 
     pub(super) fn propagate<const FT: usize, const H1: usize, const H2: usize>(
-        l: &Layers,
-        us: &[i16],
-        them: &[i16],
+        f: Forward,
         scratch: &mut [u8],
     ) -> i32 {
+        let Forward { l, us, them } = f;
         let d = Dims::of::<FT, H1, H2>(l);
         let (x, rest) = scratch.split_at_mut(d.in1);
         let (h1, rest) = rest.split_at_mut(d.in2);
