@@ -186,26 +186,28 @@ fn sfnn_net(name: &str, seed: u64) -> Arc<Network> {
     n
 }
 
+/// The golden set of the seed-1 SFNN test net of shape `name` (the file `<name>_seed1_fv16.tsv`).
+fn golden_sfnn(name: &str) {
+    check_golden(&format!("{name}_seed1_fv16.tsv"), sfnn_net(name, 1), 16);
+}
+
 #[test]
 fn golden_sfnn_halfka2_128_7_32_k3k3() {
     // The shortcut (H1 = 7) and the nine king-rank layer stacks.
-    let name = "SFNN_halfka2_128_7_32_k3k3";
-    check_golden(&format!("{name}_seed1_fv16.tsv"), sfnn_net(name, 1), 16);
+    golden_sfnn("SFNN_halfka2_128_7_32_k3k3");
 }
 
 #[test]
 fn golden_sfnn_halfka2_1024_7_64_k3k3() {
     // Suisho 11's shape (a 135 MB test net; the refresh cache).
-    let name = "SFNN_halfka2_1024_7_64_k3k3";
-    check_golden(&format!("{name}_seed1_fv16.tsv"), sfnn_net(name, 1), 16);
+    golden_sfnn("SFNN_halfka2_1024_7_64_k3k3");
 }
 
 #[test]
 fn golden_sfnn_halfkahm2_64_16_32() {
     // No shortcut (H1 = 16), one layer stack, a transformer narrower than 128 (YaneuraOu's
     // small-width path), mirroring.
-    let name = "SFNN_halfkahm2_64_16_32";
-    check_golden(&format!("{name}_seed1_fv16.tsv"), sfnn_net(name, 1), 16);
+    golden_sfnn("SFNN_halfkahm2_64_16_32");
 }
 
 /// halfkpe9 at the usual width: a 578 MB net, built and checked once.

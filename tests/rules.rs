@@ -34,7 +34,8 @@ fn search_score(pos: &Position, depth: i32, max_moves: u32) -> Score {
     let recorder = Arc::new(Recorder::default());
     let config = SearchConfig { max_moves_to_draw: max_moves, ..SearchConfig::default() };
     let limits = Limits { depth: Some(depth), ..Limits::default() };
-    pool.search_sync(pos, limits, config, Arc::new(TranspositionTable::new(16)), recorder.clone());
+    pool.start(pos, limits, config, Arc::new(TranspositionTable::new(16)), recorder.clone());
+    pool.finish();
     recorder.last_info().expect("at least one info line").score
 }
 

@@ -37,7 +37,8 @@ fn search_finds_every_short_mate() {
         let limits = Limits { nodes: Some(NODE_BUDGET), ..Limits::default() };
         let tt = Arc::new(TranspositionTable::new(16));
         pool.clear();
-        pool.search_sync(&pos, limits, SearchConfig::default(), tt, report.clone());
+        pool.start(&pos, limits, SearchConfig::default(), tt, report.clone());
+        pool.finish();
         let info = report.last_info().expect("an info line");
         let ok = match info.score {
             Score::Mate(n) if KNOWN_LONGER.contains(&name) => n == plies || n == plies + 2,

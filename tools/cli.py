@@ -1,6 +1,7 @@
-"""What the command-line tools (tools.clock, tools.spsa) share: progress lines on stderr, the
-error that ends a run with a message, `NAME=VALUE` option lists, an engine started once for its
-`usi` answer, and the entry point that turns that error into exit status 2.
+"""What the command-line tools (tools.clock, tools.spsa, tools.ledger, tools.records,
+tools.layers) share: progress lines on stderr, the error that ends a run with a message,
+`NAME=VALUE` option lists, an engine started once for its `usi` answer, the parser of a tool of
+subcommands, and the entry point that turns that error into exit status 2.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from tools.usi.engine import EngineError, UsiEngine
 
@@ -43,6 +45,17 @@ def probe_engine(path: str, what: str) -> UsiEngine:
     finally:
         probe.close()
     return probe
+
+
+def command_parser(name: str, doc: str | None, repo: Path | None = None):
+    """The parser of `python3 -m tools.NAME COMMAND ...` described by the tool's docstring `doc` (as
+    written), with `--repo` (the repository it works on, by default `repo`, the one holding the
+    tool) where `repo` is given, and the subparsers its commands are added to."""
+    p = argparse.ArgumentParser(prog=f"python3 -m tools.{name}", description=doc,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    if repo is not None:
+        p.add_argument("--repo", type=Path, default=repo, help="the repository (default: the one holding this tool)")
+    return p, p.add_subparsers(dest="command_name", required=True)
 
 
 def run_cli(

@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from tools.cli import Fatal, run_cli
+from tools.cli import Fatal, command_parser, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -144,9 +144,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python3 -m tools.layers", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command_name", required=True)
+    p, sub = command_parser("layers", __doc__)
     c = sub.add_parser("check", help="the layers and the circles of src/")
     c.add_argument("--src", type=Path, default=ROOT / "src", help="the source folder (default: this repository's src)")
     return p

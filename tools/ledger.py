@@ -61,7 +61,7 @@ import sys
 from pathlib import Path
 
 from tools import tsv
-from tools.cli import Fatal, log, run_cli
+from tools.cli import Fatal, command_parser, log, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 LEDGER = "docs/records/ledger.tsv"
@@ -647,10 +647,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python3 -m tools.ledger", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--repo", type=Path, default=ROOT, help="the repository (default: the one holding this tool)")
-    sub = p.add_subparsers(dest="command_name", required=True)
+    p, sub = command_parser("ledger", __doc__, ROOT)
 
     c = sub.add_parser("check", help="the ledger well-formed and every generated table equal to its rendering")
     c.set_defaults(run=cmd_check)

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Self
 
 from tools import tsv
-from tools.cli import Fatal, log, run_cli
+from tools.cli import Fatal, command_parser, log, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 # Paths inside the repository.
@@ -436,10 +436,7 @@ def cmd_land(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python3 -m tools.records", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--repo", type=Path, default=ROOT, help="the repository (default: the one holding this tool)")
-    sub = p.add_subparsers(dest="command_name", required=True)
+    p, sub = command_parser("records", __doc__, ROOT)
 
     r = sub.add_parser("restore", help="restore records from the history into an ignored folder")
     r.add_argument("patterns", nargs="*", metavar="PATTERN", help="shell-style name patterns (default: all)")

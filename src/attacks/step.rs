@@ -44,35 +44,31 @@ const fn table(steps: Steps) -> [[Bitboard; 81]; 2] {
     t
 }
 
-static PAWN_BB: [[Bitboard; 81]; 2] = table(PAWN);
-static KNIGHT_BB: [[Bitboard; 81]; 2] = table(KNIGHT);
-static SILVER_BB: [[Bitboard; 81]; 2] = table(SILVER);
-static GOLD_BB: [[Bitboard; 81]; 2] = table(GOLD);
-static KING_BB: [[Bitboard; 81]; 2] = table(KING);
-
-/// Squares a `c` pawn on `sq` attacks.
-#[inline(always)]
-pub fn pawn(c: Color, sq: Square) -> Bitboard {
-    PAWN_BB[c.index()][sq.index()]
+/// Each stepping piece's lookup of the attacks from every square for either colour, from one
+/// table built from its steps.
+macro_rules! step_attacks {
+    ($($(#[$doc:meta])* $name:ident($steps:ident);)+) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name(c: Color, sq: Square) -> Bitboard {
+            static TABLE: [[Bitboard; 81]; 2] = table($steps);
+            TABLE[c.index()][sq.index()]
+        }
+    )+};
 }
 
-#[inline(always)]
-pub fn knight(c: Color, sq: Square) -> Bitboard {
-    KNIGHT_BB[c.index()][sq.index()]
+step_attacks! {
+    /// Squares a `c` pawn on `sq` attacks.
+    pawn(PAWN);
+    knight(KNIGHT);
+    silver(SILVER);
+    /// Gold, and the promoted pawn, lance, knight and silver, which move like it.
+    gold(GOLD);
 }
 
-#[inline(always)]
-pub fn silver(c: Color, sq: Square) -> Bitboard {
-    SILVER_BB[c.index()][sq.index()]
-}
-
-/// Gold, and the promoted pawn, lance, knight and silver, which move like it.
-#[inline(always)]
-pub fn gold(c: Color, sq: Square) -> Bitboard {
-    GOLD_BB[c.index()][sq.index()]
-}
-
+/// The king's attacks, the same for either colour.
 #[inline(always)]
 pub fn king(sq: Square) -> Bitboard {
-    KING_BB[0][sq.index()]
+    static TABLE: [[Bitboard; 81]; 2] = table(KING);
+    TABLE[0][sq.index()]
 }

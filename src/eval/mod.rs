@@ -157,6 +157,18 @@ impl Evaluator {
         };
         v.clamp(-VALUE_EVAL_MAX, VALUE_EVAL_MAX)
     }
+
+    /// Takes the last move back in the material and linear evaluations, which take a null move
+    /// back alike (the net keeps a null move apart).
+    #[inline(always)]
+    fn undo_material_and_linear(&mut self) {
+        if let Some(mat) = &mut self.material {
+            mat.on_undo_move();
+        }
+        if let Some(l) = &mut self.linear {
+            l.on_undo_move();
+        }
+    }
 }
 
 impl MoveObserver for Evaluator {
@@ -185,12 +197,7 @@ impl MoveObserver for Evaluator {
         if let Some(n) = &mut self.nnue {
             n.on_undo_move();
         }
-        if let Some(mat) = &mut self.material {
-            mat.on_undo_move();
-        }
-        if let Some(l) = &mut self.linear {
-            l.on_undo_move();
-        }
+        self.undo_material_and_linear();
     }
 
     #[inline]
@@ -211,11 +218,6 @@ impl MoveObserver for Evaluator {
         if let Some(n) = &mut self.nnue {
             n.on_undo_null_move();
         }
-        if let Some(mat) = &mut self.material {
-            mat.on_undo_move();
-        }
-        if let Some(l) = &mut self.linear {
-            l.on_undo_move();
-        }
+        self.undo_material_and_linear();
     }
 }

@@ -214,43 +214,56 @@ const WANT_MIN: u64 = 50_000;
 /// wherever they are best play. Returns None when the budget (`s.budget`) ran out first.
 pub(crate) fn principal(s: &mut Search, line: &[Move], len: u16) -> Option<Vec<Move>> {
     let base = s.path.len();
-    let mut moves: Vec<Move> = Vec::new();
+    let mut walk = Walk { line, moves: Vec::new(), on_line: true };
     // The exact mate length of the current attacker node.
     let mut left = len;
-    let mut on_line = true;
     let mated = loop {
-        let want = line.get(moves.len()).copied().filter(|_| on_line);
-        let Some(m) = shortest_check(s, left, want) else {
+        let Some(m) = shortest_check(s, left, walk.want()) else {
             break false;
         };
-        on_line &= want == Some(m);
-        let (key, hand) = (s.key(), s.attacker_hand());
-        s.path.push(key, hand);
-        s.pos.do_move(m);
-        moves.push(m);
+        walk.play(s, m);
         let mut replies = Vec::new();
         movegen::all_legal(&s.pos, &mut replies);
         let mated = s.mated_now(&replies).is_some();
         if mated || left < 3 {
             break mated && left == 1;
         }
-        let want = line.get(moves.len()).copied().filter(|_| on_line);
-        let Some(r) = longest_reply(s, left - 2, &replies, want) else {
+        let Some(r) = longest_reply(s, left - 2, &replies, walk.want()) else {
             break false;
         };
-        on_line &= want == Some(r);
-        let (key, hand) = (s.key(), s.attacker_hand());
-        s.path.push(key, hand);
-        s.pos.do_move(r);
-        moves.push(r);
+        walk.play(s, r);
         left -= 2;
     };
+    let moves = walk.moves;
     for &m in moves.iter().rev() {
         s.pos.undo_move(m);
         s.path.pop();
     }
     debug_assert_eq!(s.path.len(), base);
     mated.then_some(moves)
+}
+
+/// The moves [`principal`] has played, and whether they are all `line`'s own.
+struct Walk<'a> {
+    line: &'a [Move],
+    moves: Vec<Move>,
+    on_line: bool,
+}
+
+impl Walk<'_> {
+    /// The line's move here, while the moves so far are its own.
+    fn want(&self) -> Option<Move> {
+        self.line.get(self.moves.len()).copied().filter(|_| self.on_line)
+    }
+
+    /// Plays `m` at the current node (attacker's or defender's), on the path.
+    fn play(&mut self, s: &mut Search, m: Move) {
+        self.on_line &= self.want() == Some(m);
+        let (key, hand) = (s.key(), s.attacker_hand());
+        s.path.push(key, hand);
+        s.pos.do_move(m);
+        self.moves.push(m);
+    }
 }
 
 /// A check of the current attacker node that mates within `left` plies (`want` if it does),

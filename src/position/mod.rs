@@ -16,6 +16,7 @@ pub mod see;
 mod sfen;
 mod structure;
 
+pub(crate) use movegen::piece_moves_by_kind;
 pub use movegen::{
     generate, generate_legal, uninit_array, GenType, MoveCounter, MoveList, MoveSink, MoveTarget,
     WideMoveList, MAX_MOVES,

@@ -28,7 +28,7 @@
 use super::Position;
 use crate::attacks;
 use crate::bitboard::{Bitboard, RANK_BB};
-use crate::types::{Color, Move, Piece, PieceType, Square};
+use crate::types::{Color, Move, PieceType, Square};
 use std::mem::MaybeUninit;
 
 /// Which moves to generate; see the module docs.
@@ -132,6 +132,31 @@ pub fn generate<S: MoveSink>(pos: &Position, gt: GenType, sink: &mut S) {
     }
 }
 
+/// The moves of the pieces of `us` other than pawns and the king in `pos` (whose pieces stand on
+/// `occ`), kind by kind in the legal generator's order (ties in the move ordering are searched in
+/// generation order), each loop compiled for its kind: for each piece, its kind `pt`, its square
+/// `from` and its destinations `to` (its attacks within `target` and within `line(from)`, its pin
+/// line or every square) are handed to `body`. `Gold` stands for the golds and the promoted
+/// pawns, lances, knights and silvers, which move alike. The legal generator and the mate
+/// solver's check generator share it as a macro, so that each keeps its loops inline (shared
+/// through a function, it cost perft 0.45% more instructions).
+macro_rules! piece_moves_by_kind {
+    ($pos:expr, $us:expr, $occ:expr, $target:expr, $line:expr, |$pt:ident, $from:ident, $to:ident| $body:expr) => {
+        piece_moves_by_kind!(@kinds [Lance Knight Silver Bishop Rook Gold Horse Dragon]
+            $pos, $us, $occ, $target, $line, |$pt, $from, $to| $body)
+    };
+    (@kinds [$($kind:ident)*] $pos:expr, $us:expr, $occ:expr, $target:expr, $line:expr,
+     |$pt:ident, $from:ident, $to:ident| $body:expr) => {$({
+        let $pt = $crate::types::PieceType::$kind;
+        let froms = if $pt == $crate::types::PieceType::Gold { $pos.golds($us) } else { $pos.pieces_cp($us, $pt) };
+        for $from in froms {
+            let $to = $crate::attacks::piece($crate::types::Piece::new($us, $pt), $from, $occ) & $target & $line($from);
+            $body;
+        }
+    })*};
+}
+pub(crate) use piece_moves_by_kind;
+
 /// Every legal move, into `sink` (perft's entry point).
 #[inline]
 pub fn generate_legal<S: MoveSink>(pos: &Position, sink: &mut S) {
@@ -233,21 +258,11 @@ fn generate_impl<S: MoveSink, const GT: u8>(pos: &Position, sink: &mut S) {
         }
     }
 
-    // The other pieces, kind by kind in this order (ties in the move ordering are searched in
-    // generation order), each loop compiled for its kind. `Gold` stands for the golds and the
-    // promoted pawns, lances, knights and silvers, which move alike. A pinned piece moves along its
-    // pin line only (a pinned knight, never on it after a jump, not at all).
-    macro_rules! kind_by_kind {
-        ($($kind:ident)*) => {$({
-            let pt = PieceType::$kind;
-            let froms = if pt == PieceType::Gold { pos.golds(us) } else { pos.pieces_cp(us, pt) };
-            for from in froms {
-                let to = attacks::piece(Piece::new(us, pt), from, occ) & target & line(from);
-                sink.piece_moves(us, pt, from, to, MoveTarget::Both);
-            }
-        })*};
-    }
-    kind_by_kind!(Lance Knight Silver Bishop Rook Gold Horse Dragon);
+    // The other pieces, kind by kind. A pinned piece moves along its pin line only (a pinned
+    // knight, never on it after a jump, not at all).
+    piece_moves_by_kind!(pos, us, occ, target, line, |pt, from, to| {
+        sink.piece_moves(us, pt, from, to, MoveTarget::Both)
+    });
     // King moves after the other pieces' (ties in the move ordering are searched in this order).
     if let Some(k) = ksq {
         sink.piece_moves(us, PieceType::King, k, king_dests, MoveTarget::Both);

@@ -338,17 +338,10 @@ impl ThreadPool {
         }
     }
 
-    /// Runs a search to completion (bench, tests, self-play): starts it and waits for its
-    /// `bestmove`, which goes to the reporter as usual. Returns the nodes of all threads.
-    pub fn search_sync(
-        &mut self,
-        pos: &Position,
-        limits: Limits,
-        config: SearchConfig,
-        tt: Arc<TranspositionTable>,
-        reporter: Arc<dyn Reporter>,
-    ) -> u64 {
-        self.start(pos, limits, config, tt, reporter);
+    /// Runs the search [`ThreadPool::start`] started to completion (bench, tests, self-play):
+    /// waits for its `bestmove`, which goes to the reporter as usual. Returns the nodes of all
+    /// threads.
+    pub fn finish(&mut self) -> u64 {
         self.wait();
         self.nodes()
     }
@@ -469,13 +462,8 @@ mod tests {
         assert_eq!(pool.histories.pawn.learned(), 0);
         let limits = Limits { depth: Some(8), ..Limits::default() };
         let tt = Arc::new(TranspositionTable::new(16));
-        pool.search_sync(
-            &Position::startpos(),
-            limits,
-            SearchConfig::default(),
-            tt,
-            Arc::new(SilentReporter),
-        );
+        pool.start(&Position::startpos(), limits, SearchConfig::default(), tt, Arc::new(SilentReporter));
+        pool.finish();
         assert!(pool.histories.pawn.learned() > 0);
         pool.clear();
         assert_eq!(pool.histories.pawn.learned(), 0);

@@ -167,20 +167,9 @@ impl fmt::Display for Move {
     }
 }
 
-impl fmt::Debug for Move {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn option_move_is_two_bytes() {
-        assert_eq!(std::mem::size_of::<Option<Move>>(), 2);
-    }
 
     #[test]
     fn usi_round_trip() {

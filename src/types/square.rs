@@ -157,20 +157,9 @@ impl fmt::Display for Square {
     }
 }
 
-impl fmt::Debug for Square {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn option_square_is_one_byte() {
-        assert_eq!(std::mem::size_of::<Option<Square>>(), 1);
-    }
 
     #[test]
     fn usi_round_trip_and_numbering() {

@@ -60,6 +60,15 @@ async function readyEngine(poll, options = []) {
   return engine;
 }
 
+/** An engine 50 ms into a long search from the start position. */
+async function midSearch(poll) {
+  const engine = await readyEngine(poll);
+  engine.send("position startpos");
+  engine.send("go btime 600000 wtime 600000 byoyomi 300000");
+  await sleep(50);
+  return engine;
+}
+
 function done(engine) {
   if (started.delete(engine)) {
     engine.terminate();
@@ -364,20 +373,14 @@ for (const mode of MODES) {
     });
 
     it("says nothing after quit sent mid-search", async () => {
-      const engine = await readyEngine(mode.poll);
-      engine.send("position startpos");
-      engine.send("go btime 600000 wtime 600000 byoyomi 300000");
-      await sleep(50);
+      const engine = await midSearch(mode.poll);
       engine.quit();
       await assertSilent(engine, mode.poll, "quit");
       done(engine);
     });
 
     it("says nothing after terminate() mid-search", async () => {
-      const engine = await readyEngine(mode.poll);
-      engine.send("position startpos");
-      engine.send("go btime 600000 wtime 600000 byoyomi 300000");
-      await sleep(50);
+      const engine = await midSearch(mode.poll);
       started.delete(engine);
       engine.terminate();
       await assertSilent(engine, mode.poll, "terminate()");

@@ -4,15 +4,10 @@ W-D-L, `render` writes a document's tables from the ledger, and `check` fails on
 figures the referee's formulas do not give, and a generated table edited by hand."""
 
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import unittest
 
 from tools.ledger import COLUMNS, LEDGER, llr, parse_ledger, summary
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tools.tests.support import read_rows, run_tool, temp_repo
 
 # What the referee prints at the end of a run (../shared/tools/match/match.py's format).
 REFEREE_OUTPUT = """game 1: checkmate (87 plies) | A W1 D0 L0 score 1.000 elo +1200.0 [+1200.0, +1200.0]
@@ -24,10 +19,8 @@ Endings: checkmate 9, repetition 1
 """
 
 
-def ledger(repo, *args):
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "HAYATE_REFEREE")}
-    return subprocess.run([sys.executable, "-m", "tools.ledger", "--repo", repo, *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+def ledger(repo, *args, env=None):
+    return run_tool("ledger", repo, *args, unset=("HAYATE_REFEREE",), env=env)
 
 
 class Formulas(unittest.TestCase):
@@ -40,10 +33,7 @@ class Formulas(unittest.TestCase):
 
 class Ledger(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.tmp)
-        self.repo = os.path.join(self.tmp, "repo")
-        os.makedirs(os.path.join(self.repo, "docs", "records"))
+        temp_repo(self, "docs", "records")
         self.write_ledger("")
         # A referee that prints a summary and records its arguments.
         self.referee = os.path.join(self.tmp, "referee.sh")
@@ -59,10 +49,7 @@ class Ledger(unittest.TestCase):
             f.write("\t".join(COLUMNS) + "\n" + rows_text)
 
     def rows(self):
-        with open(os.path.join(self.repo, LEDGER)) as f:
-            rows, problems = parse_ledger(f.read())
-        self.assertEqual(problems, [])
-        return rows
+        return read_rows(self, LEDGER, parse_ledger)
 
     def match(self, *args):
         return ledger(self.repo, "match", "--referee", self.referee, "--label", "new vs old", "--commits", "abc1234",
@@ -97,10 +84,8 @@ class Ledger(unittest.TestCase):
 
         # A second run at fixed nodes, whose referee reports an illegal move (status 1): the row
         # says so; ids go on.
-        r = subprocess.run(["env", "STATUS=1", sys.executable, "-m", "tools.ledger", "--repo", self.repo, "match",
-                            "--referee", self.referee, "--label", "again", "--commits", "abc1234", "--", "./new",
-                            "./old", "--nodes", "10000", "--max-plies", "400"],
-                           cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
+        r = ledger(self.repo, "match", "--referee", self.referee, "--label", "again", "--commits", "abc1234", "--",
+                   "./new", "./old", "--nodes", "10000", "--max-plies", "400", env={"STATUS": "1"})
         self.assertEqual(r.returncode, 0, r.stderr)
         second = self.rows()[1]
         self.assertEqual((second["id"], second["clock"], second["nodes"], second["seed"], second["openings"]),
@@ -240,10 +225,15 @@ text
         self.assertEqual(r.returncode, 1)
         self.assertIn("README.md:7: the table `glance` differs from the ledger", r.stderr)
         self.assertIn("7-1-2", r.stderr)
-        # The prose's citations: a run's W-D-L and id agree, an id names a run.
+        # The prose's citations: a run's W-D-L and id agree, an id names a run; then an id the
+        # ledger lacks, a table left open, a style that does not exist.
         for text, message in (("It went 6-1-3 (R0001).\n", None),
                               ("It went 7-1-2 (R0001).\n", "README.md:1: 7-1-2 (R0001), where R0001 is 6-1-3"),
-                              ("As R0007 showed.\n", "README.md:1: cites R0007, which is not in")):
+                              ("As R0007 showed.\n", "README.md:1: cites R0007, which is not in"),
+                              ("<!-- ledger:table glance R0009 -->\n<!-- /ledger -->\n", "R0009 is not in"),
+                              ("<!-- ledger:table glance R0001 -->\n", "without its closing"),
+                              ("<!-- ledger:table wide R0001 -->\n<!-- /ledger -->\n", "no table style 'wide'"),
+                              ("<!-- ledger:tabel glance R0001 -->\n", "not a ledger marker")):
             with self.subTest(text=text):
                 with open(readme, "w") as f:
                     f.write(text)
@@ -254,18 +244,6 @@ text
                 else:
                     self.assertEqual(r.returncode, 1)
                     self.assertIn(message, r.stderr)
-        # An id the ledger lacks, a table left open, a style that does not exist.
-        for text, message in (("<!-- ledger:table glance R0009 -->\n<!-- /ledger -->\n", "R0009 is not in"),
-                              ("<!-- ledger:table glance R0001 -->\n", "without its closing"),
-                              ("<!-- ledger:table wide R0001 -->\n<!-- /ledger -->\n", "no table style 'wide'"),
-                              ("<!-- ledger:tabel glance R0001 -->\n", "not a ledger marker")):
-            with self.subTest(message=message):
-                with open(readme, "w") as f:
-                    f.write(text)
-                r = ledger(self.repo, "check")
-                self.assertEqual(r.returncode, 1)
-                self.assertIn(message, r.stderr)
-
 
 if __name__ == "__main__":
     unittest.main()

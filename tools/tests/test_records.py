@@ -8,13 +8,11 @@ import os
 import random
 import shutil
 import subprocess
-import sys
-import tempfile
 import unittest
 
 from tools.records import COLUMNS, parse_manifest
+from tools.tests.support import read_rows, run_tool, temp_repo
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MANIFEST = "data/selfplay/manifest.tsv"
 
 
@@ -23,9 +21,7 @@ def git(repo, *args):
 
 
 def records(repo, *args):
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run([sys.executable, "-m", "tools.records", "--repo", repo, *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    return run_tool("records", repo, *args)
 
 
 def sha(path):
@@ -35,10 +31,7 @@ def sha(path):
 
 class Records(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.tmp)
-        self.repo = os.path.join(self.tmp, "repo")
-        os.makedirs(os.path.join(self.repo, "data", "selfplay"))
+        temp_repo(self, "data", "selfplay")
         git(self.repo, "init", "-q")
         for k, v in (("user.name", "Test"), ("user.email", "test@example.com"), ("commit.gpgsign", "false")):
             git(self.repo, "config", k, v)
@@ -64,10 +57,7 @@ class Records(unittest.TestCase):
                        "--notes", "made for the test", *extra)
 
     def rows(self):
-        with open(os.path.join(self.repo, MANIFEST)) as f:
-            rows, problems = parse_manifest(f.read())
-        self.assertEqual(problems, [])
-        return rows
+        return read_rows(self, MANIFEST, parse_manifest)
 
     def write_rows(self, rows):
         with open(os.path.join(self.repo, MANIFEST), "w") as f:

@@ -27,7 +27,7 @@ use super::effects::{with_counts, Effects, PLANE};
 use super::features::FeatureSet;
 use super::layers::scale;
 use super::network::{Network, NnueError};
-use super::refresh_cache::RefreshCache;
+use super::refresh_cache::{refresh, RefreshCache};
 use super::sfnn_pass;
 use super::simd::{prefetch_row, Dims, Simd};
 use crate::bitboard::Bitboard;
@@ -246,7 +246,7 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
             for c in Color::ALL {
                 let (net, simd, ft) = (&*self.net, self.simd, self.ft());
                 let p = c.index();
-                refresh::<F, FT>(net, simd, ft, pos, c, &mut self.spare[p * s..(p + 1) * s])?;
+                refresh::<F, FT>(None, net, simd, ft, pos, c, &mut self.spare[p * s..(p + 1) * s])?;
             }
             let (us, them) = (&self.spare[stm * s..(stm + 1) * s], &self.spare[(1 - stm) * s..(2 - stm) * s]);
             match &self.net.sfnn {
@@ -360,10 +360,7 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
             let o = self.offset(self.top, p);
             let out = &mut self.acc[o..o + ft];
             // `kings` guarantees both kings, so the refresh cannot fail.
-            let _ = match &mut self.cache {
-                Some(cache) => cache.refresh::<F, FT>(net, simd, ft, pos, c, out),
-                None => refresh::<F, FT>(net, simd, ft, pos, c, out),
-            };
+            let _ = refresh::<F, FT>(self.cache.as_mut(), net, simd, ft, pos, c, out);
             self.meta[self.top].computed[p] = true;
             return;
         };
@@ -580,19 +577,4 @@ impl<F: FeatureSet, const FT: usize, const H1: usize, const H2: usize> Stack<F, 
     pub(crate) fn on_undo_null_move(&mut self) {
         self.pop();
     }
-}
-
-/// Recomputes perspective `c`'s accumulator of `pos` into `out`; `None` if a king is missing.
-#[inline]
-fn refresh<F: FeatureSet, const FT: usize>(
-    net: &Network,
-    simd: Simd,
-    ft: usize,
-    pos: &Position,
-    c: Color,
-    out: &mut [i16],
-) -> Option<()> {
-    let active = F::active(pos, c)?;
-    simd.update::<FT>(net, ft, &net.ft_bias, out, &[], active.as_slice());
-    Some(())
 }

@@ -113,16 +113,16 @@ const MIRROR: [u16; FE_END2] = {
     t
 };
 
-/// The king-relative sets: `PLANE` rows per king square, optionally mirrored, holding the kings
-/// or not, the enemy king folded or not.
+/// The king-relative sets, one a row: `plane` rows per king square, mirrored or not, holding the
+/// kings or not, the enemy king folded or not; each set is the `FeatureKind` of its name.
 macro_rules! half_k {
-    ($(#[$doc:meta])* $name:ident, $kind:expr, plane $plane:expr, mirror $mirror:expr, kings $kings:expr,
-     fold $fold:expr) => {
+    ($($(#[$doc:meta])* $name:ident: plane $plane:expr, mirror $mirror:expr, kings $kings:expr,
+     fold $fold:expr;)+) => {$(
         $(#[$doc])*
         pub struct $name;
 
         impl FeatureSet for $name {
-            const KIND: FeatureKind = $kind;
+            const KIND: FeatureKind = FeatureKind::$name;
             const KING_RELATIVE: bool = true;
             const KINGS: bool = $kings;
 
@@ -141,33 +141,23 @@ macro_rules! half_k {
                 key.base + bp as u32
             }
         }
-    };
+    )+};
 }
 
-half_k!(
+half_k! {
     /// HalfKP(Friend).
-    HalfKp, FeatureKind::HalfKp, plane FE_END, mirror false, kings false, fold false
-);
-half_k!(
+    HalfKp: plane FE_END, mirror false, kings false, fold false;
     /// HalfKP_vm(Friend).
-    HalfKpVm, FeatureKind::HalfKpVm, plane FE_END, mirror true, kings false, fold false
-);
-half_k!(
+    HalfKpVm: plane FE_END, mirror true, kings false, fold false;
     /// HalfKA1(Friend).
-    HalfKa1, FeatureKind::HalfKa1, plane FE_END2, mirror false, kings true, fold false
-);
-half_k!(
+    HalfKa1: plane FE_END2, mirror false, kings true, fold false;
     /// HalfKA_hm1(Friend).
-    HalfKaHm1, FeatureKind::HalfKaHm1, plane FE_END2, mirror true, kings true, fold false
-);
-half_k!(
+    HalfKaHm1: plane FE_END2, mirror true, kings true, fold false;
     /// HalfKA2(Friend).
-    HalfKa2, FeatureKind::HalfKa2, plane E_KING, mirror false, kings true, fold true
-);
-half_k!(
+    HalfKa2: plane E_KING, mirror false, kings true, fold true;
     /// HalfKA_hm2(Friend).
-    HalfKaHm2, FeatureKind::HalfKaHm2, plane E_KING, mirror true, kings true, fold true
-);
+    HalfKaHm2: plane E_KING, mirror true, kings true, fold true;
+}
 
 /// K+P: the P part is the BonaPiece itself (0..1548), the K part follows it (YaneuraOu's
 /// `FeatureSet<K, P>` puts the first set's rows after the second's), and the kings' BonaPieces

@@ -57,78 +57,86 @@ impl RefreshCache {
         rows.resize(2 * KINGS, Rows::EMPTY);
         Ok(RefreshCache { rows, acc, stride })
     }
+}
 
-    /// Computes perspective `c`'s accumulator of `pos` into `out` (`ft` lanes) from the cached
-    /// one of its king's square; `None` if a king is missing.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn refresh<F: FeatureSet, const FT: usize>(
-        &mut self,
-        net: &Network,
-        simd: Simd,
-        ft: usize,
-        pos: &Position,
-        c: Color,
-        out: &mut [i16],
-    ) -> Option<()> {
-        let (king, kings) = bona::kings(pos, c)?;
-        let key = F::key(king);
-        let base = F::index(key, 0);
-        let mut now = Rows::EMPTY;
-        let mut repeated = false;
-        let mut mark = |row: u32| {
-            let i = (row - base) as usize;
-            if i == 0 {
-                now.zeros = now.zeros.saturating_add(1);
-            } else {
-                let (w, b) = (i / 64, 1u64 << (i % 64));
-                repeated |= now.bits[w] & b != 0;
-                now.bits[w] |= b;
-            }
-        };
-        bona::for_each_piece(pos, c, |bp| mark(F::index(key, bp)));
-        if F::KINGS {
-            mark(F::index(key, kings[0]));
-            mark(F::index(key, kings[1]));
-        }
-        if repeated {
-            let active = F::active(pos, c)?;
-            simd.update::<FT>(net, ft, &net.ft_bias, out, &[], active.as_slice());
-            return Some(());
-        }
-        let slot = c.index() * KINGS + king;
-        let was = self.rows[slot];
-        let mut removed = [0u32; 2 * MAX_ACTIVE];
-        let mut added = [0u32; 2 * MAX_ACTIVE];
-        let (mut nr, mut na) = (0, 0);
-        for (w, (&old, &new)) in was.bits.iter().zip(&now.bits).enumerate() {
-            let (mut gone, mut came) = (old & !new, new & !old);
-            while gone != 0 && nr < removed.len() {
-                removed[nr] = base + (64 * w) as u32 + gone.trailing_zeros();
-                nr += 1;
-                gone &= gone - 1;
-            }
-            while came != 0 && na < added.len() {
-                added[na] = base + (64 * w) as u32 + came.trailing_zeros();
-                na += 1;
-                came &= came - 1;
-            }
-        }
-        for _ in now.zeros..was.zeros {
-            if nr < removed.len() {
-                removed[nr] = base;
-                nr += 1;
-            }
-        }
-        for _ in was.zeros..now.zeros {
-            if na < added.len() {
-                added[na] = base;
-                na += 1;
-            }
-        }
-        let entry = &mut self.acc[slot * self.stride..slot * self.stride + ft];
-        simd.update::<FT>(net, ft, entry, out, &removed[..nr], &added[..na]);
-        entry.copy_from_slice(&out[..ft]);
-        self.rows[slot] = now;
+/// Computes perspective `c`'s accumulator of `pos` into `out` (`ft` lanes): from the one `cache`
+/// holds for its king's square, or, without a cache (or where a row is active twice), from the
+/// biases and every active row; `None` if a king is missing.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn refresh<F: FeatureSet, const FT: usize>(
+    cache: Option<&mut RefreshCache>,
+    net: &Network,
+    simd: Simd,
+    ft: usize,
+    pos: &Position,
+    c: Color,
+    out: &mut [i16],
+) -> Option<()> {
+    let mut from_biases = || {
+        let active = F::active(pos, c)?;
+        simd.update::<FT>(net, ft, &net.ft_bias, out, &[], active.as_slice());
         Some(())
+    };
+    let Some(cache) = cache else {
+        return from_biases();
+    };
+    let (king, kings) = bona::kings(pos, c)?;
+    let key = F::key(king);
+    let base = F::index(key, 0);
+    let mut now = Rows::EMPTY;
+    let mut repeated = false;
+    let mut mark = |row: u32| {
+        let i = (row - base) as usize;
+        if i == 0 {
+            now.zeros = now.zeros.saturating_add(1);
+        } else {
+            let (w, b) = (i / 64, 1u64 << (i % 64));
+            repeated |= now.bits[w] & b != 0;
+            now.bits[w] |= b;
+        }
+    };
+    bona::for_each_piece(pos, c, |bp| mark(F::index(key, bp)));
+    if F::KINGS {
+        mark(F::index(key, kings[0]));
+        mark(F::index(key, kings[1]));
     }
+    if repeated {
+        return from_biases();
+    }
+    let slot = c.index() * KINGS + king;
+    let was = cache.rows[slot];
+    let mut removed = [0u32; 2 * MAX_ACTIVE];
+    let mut added = [0u32; 2 * MAX_ACTIVE];
+    let (mut nr, mut na) = (0, 0);
+    for (w, (&old, &new)) in was.bits.iter().zip(&now.bits).enumerate() {
+        let (mut gone, mut came) = (old & !new, new & !old);
+        while gone != 0 && nr < removed.len() {
+            removed[nr] = base + (64 * w) as u32 + gone.trailing_zeros();
+            nr += 1;
+            gone &= gone - 1;
+        }
+        while came != 0 && na < added.len() {
+            added[na] = base + (64 * w) as u32 + came.trailing_zeros();
+            na += 1;
+            came &= came - 1;
+        }
+    }
+    for _ in now.zeros..was.zeros {
+        if nr < removed.len() {
+            removed[nr] = base;
+            nr += 1;
+        }
+    }
+    for _ in was.zeros..now.zeros {
+        if na < added.len() {
+            added[na] = base;
+            na += 1;
+        }
+    }
+    let entry = &mut cache.acc[slot * cache.stride..slot * cache.stride + ft];
+    simd.update::<FT>(net, ft, entry, out, &removed[..nr], &added[..na]);
+    entry.copy_from_slice(&out[..ft]);
+    cache.rows[slot] = now;
+    Some(())
 }

@@ -135,6 +135,45 @@ impl Dims {
     pub(crate) fn scratch(&self) -> usize {
         self.in1 + self.in2 + self.in3
     }
+
+    /// [`Simd::propagate`]'s precondition: `fit(l)`, `us` and `them` hold at least `ft` values
+    /// and `scratch` at least `scratch()` bytes.
+    pub(crate) fn hold(&self, l: &Layers, us: &[i16], them: &[i16], scratch: &[u8]) -> bool {
+        self.fit(l) && us.len() >= self.ft && them.len() >= self.ft && scratch.len() >= self.scratch()
+    }
+}
+
+/// An accumulator update as [`Simd::update`] hands it to a kernel: `out = prev - rows(removed)
+/// + rows(added)` over the first `ft` lanes, the rows those of the transformer weights `w` (rows
+/// of `ft`), wrapping `i16`. The lengths are checked.
+#[derive(Clone, Copy)]
+struct Update<'a> {
+    w: &'a [i16],
+    ft: usize,
+    prev: &'a [i16],
+    removed: &'a [u32],
+    added: &'a [u32],
+}
+
+/// A forward pass as [`Simd::propagate`] hands it to a kernel: the layers `l`, the side to move's
+/// accumulator `us` and the other's `them`, of the lengths its precondition demands.
+#[derive(Clone, Copy)]
+struct Forward<'a> {
+    l: &'a Layers,
+    us: &'a [i16],
+    them: &'a [i16],
+}
+
+/// The x86 kernel set `Kind::$kind` where this build has the x86 kernels and the CPU has every
+/// one of the features named; else `None`.
+macro_rules! x86_kind {
+    ($kind:ident, $($feature:tt)+) => {{
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if $(std::arch::is_x86_feature_detected!($feature))&&+ {
+            return Some(Simd(Kind::$kind));
+        }
+        None
+    }};
 }
 
 impl Simd {
@@ -164,25 +203,13 @@ impl Simd {
     /// The AVX2 kernels with AVX-VNNI dot products (Intel Alder Lake and later cores without
     /// AVX-512), if this build has them and the CPU supports AVX2 and AVX-VNNI.
     pub fn avx_vnni() -> Option<Simd> {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("avxvnni") {
-            return Some(Simd(Kind::AvxVnni));
-        }
-        None
+        x86_kind!(AvxVnni, "avx2" "avxvnni")
     }
 
     /// The AVX-512 kernels (512-bit accumulator updates, VNNI dot products), if this build has
     /// them and the CPU supports AVX2, AVX-512 F and BW, and AVX-512 VNNI.
     pub fn avx512() -> Option<Simd> {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vnni")
-        {
-            return Some(Simd(Kind::Avx512));
-        }
-        None
+        x86_kind!(Avx512, "avx2" "avx512f" "avx512bw" "avx512vnni")
     }
 
     /// Whether these kernels may use AVX2 (every x86 SIMD set here has it).
@@ -194,22 +221,14 @@ impl Simd {
 
     /// The AVX2 kernels, if this build has them and the CPU supports AVX2.
     pub fn avx2() -> Option<Simd> {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return Some(Simd(Kind::Avx2));
-        }
-        None
+        x86_kind!(Avx2, "avx2")
     }
 
     /// The 128-bit x86 kernels, if this build has them and the CPU supports SSSE3 and SSE4.1
     /// (every x86-64 CPU since Intel Penryn, 2008, and AMD Bulldozer, 2011): for CPUs without
     /// AVX2.
     pub fn sse41() -> Option<Simd> {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        if std::arch::is_x86_feature_detected!("ssse3") && std::arch::is_x86_feature_detected!("sse4.1") {
-            return Some(Simd(Kind::Sse41));
-        }
-        None
+        x86_kind!(Sse41, "ssse3" "sse4.1")
     }
 
     /// The WebAssembly SIMD128 kernels, if this build has them (`-C target-feature=+simd128`).
@@ -260,46 +279,30 @@ impl Simd {
         // The kernels read and write `ft` lanes of each, in 16-lane steps, and whole rows (`row`
         // checks those).
         assert!(prev.len() >= ft && out.len() >= ft && ft.is_multiple_of(16));
-        let w: &[i16] = &net.ft_weight;
+        let u = Update { w: &net.ft_weight, ft, prev, removed, added };
         match self.0 {
-            Kind::Scalar => update_scalar(w, ft, prev, out, removed, added),
+            Kind::Scalar => update_scalar(u, out),
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx2` or `Kind::AvxVnni` value exists only if AVX2 was detected;
             // the lengths were checked above.
-            Kind::Avx2 | Kind::AvxVnni => unsafe { avx2::update::<FT>(w, ft, prev, out, removed, added) },
+            Kind::Avx2 | Kind::AvxVnni => unsafe { avx2::update::<FT>(u, out) },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx512` value exists only if `Simd::avx512` detected its features
             // (AVX2 among them); the lengths were checked above.
             Kind::Avx512 => unsafe {
                 if ft == avx512::FT {
-                    avx512::update(w, prev, out, removed, added)
+                    avx512::update(u, out)
                 } else {
-                    avx2::update::<FT>(w, ft, prev, out, removed, added)
+                    avx2::update::<FT>(u, out)
                 }
             },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Sse41` value exists only if `Simd::sse41` detected SSSE3 and
             // SSE4.1; the lengths were checked above.
-            Kind::Sse41 => unsafe { sse41::update::<FT>(w, ft, prev, out, removed, added) },
+            Kind::Sse41 => unsafe { sse41::update::<FT>(u, out) },
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128", not(feature = "portable")))]
-            Kind::Simd128 => simd128::update::<FT>(w, ft, prev, out, removed, added),
+            Kind::Simd128 => simd128::update::<FT>(u, out),
         }
-    }
-
-    /// [`Simd::propagate`] with its precondition checked, for tests: panics if the lengths do
-    /// not fit.
-    #[cfg(test)]
-    pub(crate) fn propagate_checked<const FT: usize, const H1: usize, const H2: usize>(
-        self,
-        l: &Layers,
-        us: &[i16],
-        them: &[i16],
-        scratch: &mut [u8],
-    ) -> i32 {
-        let d = Dims::of::<FT, H1, H2>(l);
-        assert!(d.fit(l) && us.len() >= d.ft && them.len() >= d.ft && scratch.len() >= d.scratch());
-        // SAFETY: the precondition was checked just above.
-        unsafe { self.propagate::<FT, H1, H2>(l, us, them, scratch) }
     }
 
     /// The raw network output for the side to move's accumulator `us` and the other's `them`,
@@ -319,34 +322,35 @@ impl Simd {
         scratch: &mut [u8],
     ) -> i32 {
         let d = Dims::of::<FT, H1, H2>(l);
-        debug_assert!(d.fit(l) && us.len() >= d.ft && them.len() >= d.ft && scratch.len() >= d.scratch());
+        debug_assert!(d.hold(l, us, them, scratch));
+        let f = Forward { l, us, them };
         match self.0 {
-            Kind::Scalar => propagate_scalar(l, d, us, them, scratch),
+            Kind::Scalar => propagate_scalar(f, d, scratch),
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx2` value exists only if `Simd::avx2` detected AVX2; the lengths
             // are the caller's precondition.
-            Kind::Avx2 => unsafe { avx2::propagate::<FT, H1, H2>(l, us, them, scratch) },
+            Kind::Avx2 => unsafe { avx2::propagate::<FT, H1, H2>(f, scratch) },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::AvxVnni` value exists only if `Simd::avx_vnni` detected AVX2 and
             // AVX-VNNI; the lengths are the caller's precondition.
-            Kind::AvxVnni => unsafe { avx2::propagate_vnni::<FT, H1, H2>(l, us, them, scratch) },
+            Kind::AvxVnni => unsafe { avx2::propagate_vnni::<FT, H1, H2>(f, scratch) },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Avx512` value exists only if `Simd::avx512` detected its features
             // (AVX2 among them); the lengths are the caller's precondition, and `avx512::fits`
             // the classic widths its kernels are written for.
             Kind::Avx512 => unsafe {
                 if avx512::fits(d) {
-                    avx512::propagate(l, us, them, scratch)
+                    avx512::propagate(f, scratch)
                 } else {
-                    avx2::propagate::<FT, H1, H2>(l, us, them, scratch)
+                    avx2::propagate::<FT, H1, H2>(f, scratch)
                 }
             },
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             // SAFETY: a `Kind::Sse41` value exists only if `Simd::sse41` detected SSSE3 and
             // SSE4.1; the lengths are the caller's precondition.
-            Kind::Sse41 => unsafe { sse41::propagate::<FT, H1, H2>(l, us, them, scratch) },
+            Kind::Sse41 => unsafe { sse41::propagate::<FT, H1, H2>(f, scratch) },
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128", not(feature = "portable")))]
-            Kind::Simd128 => simd128::propagate::<FT, H1, H2>(l, us, them, scratch),
+            Kind::Simd128 => simd128::propagate::<FT, H1, H2>(f, scratch),
         }
     }
 }
@@ -371,7 +375,8 @@ fn row(w: &[i16], f: u32, ft: usize) -> &[i16] {
 }
 
 /// Scalar twin of the accumulator update.
-fn update_scalar(w: &[i16], ft: usize, prev: &[i16], out: &mut [i16], removed: &[u32], added: &[u32]) {
+fn update_scalar(u: Update, out: &mut [i16]) {
+    let Update { w, ft, prev, removed, added } = u;
     let out = &mut out[..ft];
     out.copy_from_slice(&prev[..ft]);
     for &f in removed {
@@ -387,11 +392,244 @@ fn update_scalar(w: &[i16], ft: usize, prev: &[i16], out: &mut [i16], removed: &
 }
 
 /// Scalar twin of the forward pass.
-fn propagate_scalar(l: &Layers, d: Dims, us: &[i16], them: &[i16], scratch: &mut [u8]) -> i32 {
+fn propagate_scalar(f: Forward, d: Dims, scratch: &mut [u8]) -> i32 {
+    let Forward { l, us, them } = f;
     for (o, &v) in scratch[..d.in1].iter_mut().zip(us[..d.ft].iter().chain(&them[..d.ft])) {
         *o = clip_acc(v);
     }
     l.forward_scalar(scratch)
+}
+
+/// The x86 kernels, written once for both register widths: `avx2` (256 bits) and `sse41` (128
+/// bits) each expand this in their module with their vector type, its `i16` lanes, their target
+/// features and their intrinsics, in the order of the pattern below. What the widths do
+/// differently beyond the names each module defines itself: `order_packed_i16` and
+/// `order_packed_i32` (the lane order that AVX2's packs leave per 128-bit lane, put back),
+/// `halves_of_8` (eight sums, shifted, as two 128-bit registers) and `fold_to_128` (the first
+/// step of a horizontal sum).
+///
+/// Defines `update` (the accumulator update, enabling `$features`), `output` and, through
+/// `forward_pass!`, the hidden-layer kernels and a forward pass (`group`, `affine_clip`,
+/// `propagate`) on top of the block step `dot_maddubs`; the AVX2 module calls `forward_pass!`
+/// again for its AVX-VNNI block step.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+macro_rules! x86_kernels {
+    (
+        $v:ty, $lanes:literal lanes, $features:literal: $zero:ident $load:ident $store:ident
+        $add16:ident $sub16:ident $add32:ident $splat16:ident $splat32:ident $shr32:ident
+        $pack32:ident $pack16:ident $max8:ident $maddubs:ident $madd:ident
+    ) => {
+        /// Accumulator lanes (`i16`) per register.
+        const LANES: usize = $lanes;
+        /// Bytes per register.
+        const BYTES: usize = 2 * LANES;
+        /// `i32` lanes (hidden-layer outputs) per register.
+        const OUTS: usize = LANES / 2;
+        /// Registers held per pass over the accumulator: 8 (x86-64 has 16 vector registers; the
+        /// rows' loads need some of the rest).
+        const REGS: usize = 8;
+        /// Independent chains over the blocks for 32 outputs: two, unless they take eight
+        /// registers (128 bits), as two chains would need all 16 registers for the sums alone.
+        const CHAINS_32: usize = if 32 / OUTS > 4 { 1 } else { 2 };
+
+        /// One pass of `u` over lanes `base .. base + n * LANES` (`n <= REGS`).
+        #[inline(always)]
+        unsafe fn update_pass(u: Update, out: &mut [i16], base: usize, n: usize) {
+            let Update { w, ft, prev, removed, added } = u;
+            let mut r = [$zero(); REGS];
+            for (i, v) in r.iter_mut().enumerate().take(n) {
+                *v = $load(prev.as_ptr().add(base + i * LANES).cast());
+            }
+            for &f in removed {
+                let row = row(w, f, ft);
+                for (i, v) in r.iter_mut().enumerate().take(n) {
+                    let w = $load(row.as_ptr().add(base + i * LANES).cast());
+                    *v = $sub16(*v, w);
+                }
+            }
+            for &f in added {
+                let row = row(w, f, ft);
+                for (i, v) in r.iter_mut().enumerate().take(n) {
+                    let w = $load(row.as_ptr().add(base + i * LANES).cast());
+                    *v = $add16(*v, w);
+                }
+            }
+            for (i, v) in r.iter().enumerate().take(n) {
+                $store(out.as_mut_ptr().add(base + i * LANES).cast(), *v);
+            }
+        }
+
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn update<const FT: usize>(u: Update, out: &mut [i16]) {
+            let ft = if FT == 0 { u.ft } else { FT };
+            let u = Update { ft, ..u };
+            let full = ft / (LANES * REGS);
+            for pass in 0..full {
+                update_pass(u, out, pass * LANES * REGS, REGS);
+            }
+            // `ft` is a multiple of 16: the tail is whole registers.
+            let tail = ft % (LANES * REGS) / LANES;
+            if tail > 0 {
+                update_pass(u, out, full * LANES * REGS, tail);
+            }
+        }
+
+        /// `clamp(acc, 0, 127)` as `n` bytes (`n` a multiple of 16): two registers at a time,
+        /// then, where a register holds more than 16 lanes, the 16 left over at 128 bits.
+        #[inline(always)]
+        unsafe fn clip_acc(acc: *const i16, out: *mut u8, n: usize) {
+            for c in 0..n / BYTES {
+                let a = $load(acc.add(BYTES * c).cast());
+                let b = $load(acc.add(BYTES * c + LANES).cast());
+                // Saturated to -128..=127; `max 0` completes the clamp.
+                let p = order_packed_i16($max8($pack16(a, b), $zero()));
+                $store(out.add(BYTES * c).cast(), p);
+            }
+            if BYTES > 16 && n % BYTES == 16 {
+                let c = n - 16;
+                let a = _mm_loadu_si128(acc.add(c).cast());
+                let b = _mm_loadu_si128(acc.add(c + 8).cast());
+                let p = _mm_max_epi8(_mm_packs_epi16(a, b), _mm_setzero_si128());
+                _mm_storeu_si128(out.add(c).cast(), p);
+            }
+        }
+
+        /// One block step without VNNI: `acc + (x . w)` per `i32` lane, each lane the dot
+        /// product of four input bytes with four weights (`maddubs` pairs them into `i16`,
+        /// `madd` sums the pairs).
+        #[inline(always)]
+        unsafe fn dot_maddubs(acc: $v, x: $v, w: $v) -> $v {
+            let p = $madd($maddubs(x, w), $splat16(1));
+            $add32(acc, p)
+        }
+
+        /// `clamp(v >> 6, 0, 127)` of four registers of sums (`4 OUTS` outputs in order) as
+        /// `4 OUTS` bytes.
+        #[inline(always)]
+        unsafe fn pack4(v: [$v; 4], out: *mut u8) {
+            // Saturating packs clamp to -128..=127 and `max 0` finishes the clip.
+            let a = $pack32($shr32::<6>(v[0]), $shr32::<6>(v[1]));
+            let c = $pack32($shr32::<6>(v[2]), $shr32::<6>(v[3]));
+            let p = order_packed_i32($max8($pack16(a, c), $zero()));
+            $store(out.cast(), p);
+        }
+
+        /// `clamp(v >> 6, 0, 127)` of the sums of eight outputs (in order) as 8 bytes.
+        #[inline(always)]
+        unsafe fn pack8(v: [$v; 8 / OUTS], out: *mut u8) {
+            let (lo, hi) = halves_of_8(v);
+            let w = _mm_packs_epi32(lo, hi);
+            let p = _mm_max_epi8(_mm_packs_epi16(w, w), _mm_setzero_si128());
+            _mm_storel_epi64(out.cast(), p);
+        }
+
+        /// `clamp(v >> 6, 0, 127)` of the sums `v` (outputs in order) as bytes: four registers
+        /// at a time, then eight outputs at a time.
+        #[inline(always)]
+        unsafe fn pack<const R: usize>(v: [$v; R], out: *mut u8) {
+            let (fours, rest) = v.as_chunks::<4>();
+            for (i, four) in fours.iter().enumerate() {
+                pack4(*four, out.add(4 * OUTS * i));
+            }
+            let out = out.add(4 * OUTS * fours.len());
+            for (i, eight) in rest.as_chunks::<{ 8 / OUTS }>().0.iter().enumerate() {
+                pack8(*eight, out.add(8 * i));
+            }
+        }
+
+        /// `b3 + w3 . h2` over the `n` bytes of `h2` (a multiple of 32).
+        #[inline(always)]
+        pub(super) unsafe fn output(l: &Layers, n: usize, h2: *const u8) -> i32 {
+            let mut s = $zero();
+            for c in 0..n / BYTES {
+                let h = $load(h2.add(BYTES * c).cast());
+                let w = $load(l.w3.as_ptr().add(BYTES * c).cast());
+                s = dot_maddubs(s, h, w);
+            }
+            let t = fold_to_128(s);
+            let t = _mm_add_epi32(t, _mm_shuffle_epi32::<0b01_00_11_10>(t));
+            let t = _mm_add_epi32(t, _mm_shuffle_epi32::<0b10_11_00_01>(t));
+            l.b3.wrapping_add(_mm_cvtsi128_si32(t))
+        }
+
+        /// Defines the hidden-layer kernels and a forward pass on top of a block step
+        /// (`dot_maddubs`, or AVX2's `dot_vnni`); the forward pass enables `$features`.
+        macro_rules! forward_pass {
+            ($group:ident, $affine:ident, $propagate:ident, $dot:ident, $fw_features:literal) => {
+                /// The sums of `R` registers of outputs (`OUTS R` outputs from `g` on) of layer
+                /// `a` over its `n_in` inputs `x` (a multiple of 8), with the biases, in `C` (1
+                /// or 2) independent chains over the blocks, which hide the step's latency.
+                #[inline(always)]
+                unsafe fn $group<const R: usize, const C: usize>(
+                    a: &Affine,
+                    n_in: usize,
+                    out_pad: usize,
+                    x: *const u8,
+                    g: usize,
+                ) -> [$v; R] {
+                    let stride = 4 * out_pad;
+                    let w = a.blocks.as_ptr().add(4 * g);
+                    let mut acc = [[$zero(); R]; C];
+                    for c2 in (0..n_in / 4).step_by(C) {
+                        for (k, acc) in acc.iter_mut().enumerate() {
+                            let c = c2 + k;
+                            let xv = $splat32(x.add(4 * c).cast::<i32>().read_unaligned());
+                            for (q, aq) in acc.iter_mut().enumerate() {
+                                let wq = $load(w.add(c * stride + BYTES * q).cast());
+                                *aq = $dot(*aq, xv, wq);
+                            }
+                        }
+                    }
+                    let mut v = [$zero(); R];
+                    for (q, vq) in v.iter_mut().enumerate() {
+                        let bias = $load(a.bias.as_ptr().add(g + OUTS * q).cast());
+                        let s = acc[1..].iter().fold(acc[0][q], |s, chain| $add32(s, chain[q]));
+                        *vq = $add32(s, bias);
+                    }
+                    v
+                }
+
+                /// `clamp((b + w . x) >> 6, 0, 127)` for the `out_pad` outputs of layer `a` from
+                /// its `n_in` inputs `x`, as bytes in output order: 32 at a time, then 16, then 8.
+                #[inline(always)]
+                unsafe fn $affine(a: &Affine, n_in: usize, out_pad: usize, x: *const u8, out: *mut u8) {
+                    let mut g = 0;
+                    while g + 32 <= out_pad {
+                        pack($group::<{ 32 / OUTS }, CHAINS_32>(a, n_in, out_pad, x, g), out.add(g));
+                        g += 32;
+                    }
+                    if g + 16 <= out_pad {
+                        pack($group::<{ 16 / OUTS }, 2>(a, n_in, out_pad, x, g), out.add(g));
+                        g += 16;
+                    }
+                    if g < out_pad {
+                        pack($group::<{ 8 / OUTS }, 2>(a, n_in, out_pad, x, g), out.add(g));
+                    }
+                }
+
+                #[target_feature(enable = $fw_features)]
+                pub(super) unsafe fn $propagate<const FT: usize, const H1: usize, const H2: usize>(
+                    f: Forward,
+                    scratch: &mut [u8],
+                ) -> i32 {
+                    let Forward { l, us, them } = f;
+                    let d = Dims::of::<FT, H1, H2>(l);
+                    let x = scratch.as_mut_ptr();
+                    clip_acc(us.as_ptr(), x, d.ft);
+                    clip_acc(them.as_ptr(), x.add(d.ft), d.ft);
+                    let h1 = x.add(d.in1);
+                    $affine(&l.l1, d.in1, d.out1, x, h1);
+                    let h2 = h1.add(d.in2);
+                    // Only the first layer's `out1` outputs can be non-zero: the second layer's
+                    // padded inputs past them (zero weights, zero inputs) are skipped.
+                    $affine(&l.l2, d.out1, d.out2, h1, h2);
+                    output(l, d.in3, h2)
+                }
+            };
+        }
+
+        forward_pass!(group, affine_clip, propagate, dot_maddubs, $features);
+    };
 }
 
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
@@ -409,226 +647,51 @@ mod avx2 {
     // throughout, so no alignment assumption is needed for soundness.
 
     use super::super::layers::{Affine, Layers};
-    use super::row;
-    use super::Dims;
+    use super::{row, Dims, Forward, Update};
     use std::arch::x86_64::*;
 
-    /// Accumulator lanes per register.
-    const LANES: usize = 16;
-    /// Registers held per pass over the accumulator: 8 x 16 = 128 lanes.
-    const REGS: usize = 8;
-
-    /// One pass over lanes `base .. base + n * 16` (`n <= REGS`).
+    /// Per 128-bit lane the packs of `a` and `b` leave a0..7 b0..7 | a8..15 b8..15; the 64-bit
+    /// permute restores a0..15 b0..15.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn update_pass(
-        w: &[i16],
-        ft: usize,
-        prev: &[i16],
-        out: &mut [i16],
-        removed: &[u32],
-        added: &[u32],
-        base: usize,
-        n: usize,
-    ) {
-        let mut r = [_mm256_setzero_si256(); REGS];
-        for (i, v) in r.iter_mut().enumerate().take(n) {
-            *v = _mm256_loadu_si256(prev.as_ptr().add(base + i * LANES).cast());
-        }
-        for &f in removed {
-            let row = row(w, f, ft);
-            for (i, v) in r.iter_mut().enumerate().take(n) {
-                let w = _mm256_loadu_si256(row.as_ptr().add(base + i * LANES).cast());
-                *v = _mm256_sub_epi16(*v, w);
-            }
-        }
-        for &f in added {
-            let row = row(w, f, ft);
-            for (i, v) in r.iter_mut().enumerate().take(n) {
-                let w = _mm256_loadu_si256(row.as_ptr().add(base + i * LANES).cast());
-                *v = _mm256_add_epi16(*v, w);
-            }
-        }
-        for (i, v) in r.iter().enumerate().take(n) {
-            _mm256_storeu_si256(out.as_mut_ptr().add(base + i * LANES).cast(), *v);
-        }
+    unsafe fn order_packed_i16(p: __m256i) -> __m256i {
+        _mm256_permute4x64_epi64::<0b11_01_10_00>(p)
     }
 
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn update<const FT: usize>(
-        w: &[i16],
-        ft: usize,
-        prev: &[i16],
-        out: &mut [i16],
-        removed: &[u32],
-        added: &[u32],
-    ) {
-        let ft = if FT == 0 { ft } else { FT };
-        let full = ft / (LANES * REGS);
-        for pass in 0..full {
-            update_pass(w, ft, prev, out, removed, added, pass * LANES * REGS, REGS);
-        }
-        let tail = ft % (LANES * REGS) / LANES;
-        if tail > 0 {
-            update_pass(w, ft, prev, out, removed, added, full * LANES * REGS, tail);
-        }
-    }
-
-    /// `clamp(acc, 0, 127)` as `n` bytes (`n` a multiple of 16).
+    /// Per 128-bit lane the packs of four registers of sums leave the 32-bit groups in the order
+    /// o0-3 o8-11 o16-19 o24-27 | o4-7 o12-15 o20-23 o28-31; the permute puts them back in output
+    /// order.
     #[inline(always)]
-    unsafe fn clip_acc(acc: *const i16, out: *mut u8, n: usize) {
-        let zero = _mm256_setzero_si256();
-        for c in 0..n / 32 {
-            let a = _mm256_loadu_si256(acc.add(32 * c).cast());
-            let b = _mm256_loadu_si256(acc.add(32 * c + 16).cast());
-            // Per 128-bit lane: a0..7 b0..7 | a8..15 b8..15, saturated to -128..=127; `max 0`
-            // completes the clamp, and the 64-bit permute restores a0..15 b0..15.
-            let p = _mm256_max_epi8(_mm256_packs_epi16(a, b), zero);
-            let p = _mm256_permute4x64_epi64::<0b11_01_10_00>(p);
-            _mm256_storeu_si256(out.add(32 * c).cast(), p);
-        }
-        if n % 32 == 16 {
-            let c = n - 16;
-            let a = _mm_loadu_si128(acc.add(c).cast());
-            let b = _mm_loadu_si128(acc.add(c + 8).cast());
-            let p = _mm_max_epi8(_mm_packs_epi16(a, b), _mm_setzero_si128());
-            _mm_storeu_si128(out.add(c).cast(), p);
-        }
+    unsafe fn order_packed_i32(p: __m256i) -> __m256i {
+        _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
     }
 
-    /// One block step without VNNI: `acc + (x . w)` per `i32` lane, each lane the dot product of
-    /// four input bytes with four weights (`maddubs` pairs them into `i16`, `madd` sums the pairs).
+    /// The eight sums of one register, shifted right by 6, as its two 128-bit halves.
     #[inline(always)]
-    unsafe fn dot_maddubs(acc: __m256i, x: __m256i, w: __m256i) -> __m256i {
-        let p = _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), _mm256_set1_epi16(1));
-        _mm256_add_epi32(acc, p)
+    unsafe fn halves_of_8(v: [__m256i; 1]) -> (__m128i, __m128i) {
+        let v = _mm256_srai_epi32::<6>(v[0]);
+        (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v))
     }
 
-    /// The same block step in one AVX-VNNI instruction.
+    /// The `i32` lanes of `s` summed pairwise into four.
+    #[inline(always)]
+    unsafe fn fold_to_128(s: __m256i) -> __m128i {
+        _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s))
+    }
+
+    x86_kernels! {
+        __m256i, 16 lanes, "avx2": _mm256_setzero_si256 _mm256_loadu_si256 _mm256_storeu_si256
+        _mm256_add_epi16 _mm256_sub_epi16 _mm256_add_epi32 _mm256_set1_epi16 _mm256_set1_epi32
+        _mm256_srai_epi32 _mm256_packs_epi32 _mm256_packs_epi16 _mm256_max_epi8 _mm256_maddubs_epi16
+        _mm256_madd_epi16
+    }
+
+    /// The block step in one AVX-VNNI instruction.
     #[inline(always)]
     unsafe fn dot_vnni(acc: __m256i, x: __m256i, w: __m256i) -> __m256i {
         _mm256_dpbusd_avx_epi32(acc, x, w)
     }
 
-    /// `clamp(v >> 6, 0, 127)` of four registers of sums (outputs 0..32 in order) as 32 bytes.
-    #[inline(always)]
-    unsafe fn pack32(v: [__m256i; 4], out: *mut u8) {
-        // Saturating packs clamp to -128..=127 and `max 0` finishes the clip. Per 128-bit lane
-        // the packs leave the 32-bit groups in the order o0-3 o8-11 o16-19 o24-27 | o4-7 o12-15
-        // o20-23 o28-31; the final permute puts them back in output order.
-        let (v0, v1) = (_mm256_srai_epi32::<6>(v[0]), _mm256_srai_epi32::<6>(v[1]));
-        let (v2, v3) = (_mm256_srai_epi32::<6>(v[2]), _mm256_srai_epi32::<6>(v[3]));
-        let a = _mm256_packs_epi32(v0, v1);
-        let c = _mm256_packs_epi32(v2, v3);
-        let p = _mm256_max_epi8(_mm256_packs_epi16(a, c), _mm256_setzero_si256());
-        let p = _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-        _mm256_storeu_si256(out.cast(), p);
-    }
-
-    /// `clamp(v >> 6, 0, 127)` of one register of sums (8 outputs in order) as 8 bytes.
-    #[inline(always)]
-    unsafe fn pack8(v: __m256i, out: *mut u8) {
-        let v = _mm256_srai_epi32::<6>(v);
-        let w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-        let p = _mm_max_epi8(_mm_packs_epi16(w, w), _mm_setzero_si128());
-        _mm_storel_epi64(out.cast(), p);
-    }
-
-    /// Defines the hidden-layer kernels and a forward pass on top of a block step
-    /// (`dot_maddubs` or `dot_vnni`); the forward pass enables `$features`.
-    macro_rules! forward_pass {
-        ($group:ident, $affine:ident, $propagate:ident, $dot:ident, $features:literal) => {
-            /// The sums of `R` registers of outputs (`8 R` outputs from `g` on) of layer `a` over
-            /// its `n_in` inputs `x`, with the biases: two independent chains over the blocks
-            /// hide the step's latency.
-            #[inline(always)]
-            unsafe fn $group<const R: usize>(
-                a: &Affine,
-                n_in: usize,
-                out_pad: usize,
-                x: *const u8,
-                g: usize,
-            ) -> [__m256i; R] {
-                let stride = 4 * out_pad;
-                let w = a.blocks.as_ptr().add(4 * g);
-                let mut acc = [[_mm256_setzero_si256(); R]; 2];
-                for c2 in (0..n_in / 4).step_by(2) {
-                    for (k, acc) in acc.iter_mut().enumerate() {
-                        let c = c2 + k;
-                        let xv = _mm256_set1_epi32(x.add(4 * c).cast::<i32>().read_unaligned());
-                        for (q, aq) in acc.iter_mut().enumerate() {
-                            let wq = _mm256_loadu_si256(w.add(c * stride + 32 * q).cast());
-                            *aq = $dot(*aq, xv, wq);
-                        }
-                    }
-                }
-                let mut v = [_mm256_setzero_si256(); R];
-                for (q, vq) in v.iter_mut().enumerate() {
-                    let bias = _mm256_loadu_si256(a.bias.as_ptr().add(g + 8 * q).cast());
-                    *vq = _mm256_add_epi32(_mm256_add_epi32(acc[0][q], acc[1][q]), bias);
-                }
-                v
-            }
-
-            /// `clamp((b + w . x) >> 6, 0, 127)` for the `out_pad` outputs of layer `a` from its
-            /// `n_in` inputs `x`, as bytes in output order: 32 at a time, then 16, then 8.
-            #[inline(always)]
-            unsafe fn $affine(a: &Affine, n_in: usize, out_pad: usize, x: *const u8, out: *mut u8) {
-                let mut g = 0;
-                while g + 32 <= out_pad {
-                    pack32($group::<4>(a, n_in, out_pad, x, g), out.add(g));
-                    g += 32;
-                }
-                if g + 16 <= out_pad {
-                    let [v0, v1] = $group::<2>(a, n_in, out_pad, x, g);
-                    pack8(v0, out.add(g));
-                    pack8(v1, out.add(g + 8));
-                    g += 16;
-                }
-                if g < out_pad {
-                    pack8($group::<1>(a, n_in, out_pad, x, g)[0], out.add(g));
-                }
-            }
-
-            #[target_feature(enable = $features)]
-            pub(super) unsafe fn $propagate<const FT: usize, const H1: usize, const H2: usize>(
-                l: &Layers,
-                us: &[i16],
-                them: &[i16],
-                scratch: &mut [u8],
-            ) -> i32 {
-                let d = Dims::of::<FT, H1, H2>(l);
-                let x = scratch.as_mut_ptr();
-                clip_acc(us.as_ptr(), x, d.ft);
-                clip_acc(them.as_ptr(), x.add(d.ft), d.ft);
-                let h1 = x.add(d.in1);
-                $affine(&l.l1, d.in1, d.out1, x, h1);
-                let h2 = h1.add(d.in2);
-                // Only the first layer's `out1` outputs can be non-zero: the second layer's
-                // padded inputs past them (zero weights, zero inputs) are skipped.
-                $affine(&l.l2, d.out1, d.out2, h1, h2);
-                output(l, d.in3, h2)
-            }
-        };
-    }
-
-    forward_pass!(group, affine_clip, propagate, dot_maddubs, "avx2");
     forward_pass!(group_vnni, affine_clip_vnni, propagate_vnni, dot_vnni, "avx2,avxvnni");
-
-    /// `b3 + w3 . h2` over the `n` bytes of `h2` (a multiple of 32).
-    #[inline(always)]
-    pub(super) unsafe fn output(l: &Layers, n: usize, h2: *const u8) -> i32 {
-        let mut s = _mm256_setzero_si256();
-        for c in 0..n / 32 {
-            let h = _mm256_loadu_si256(h2.add(32 * c).cast());
-            let w = _mm256_loadu_si256(l.w3.as_ptr().add(32 * c).cast());
-            s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(h, w), _mm256_set1_epi16(1)));
-        }
-        let t = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
-        let t = _mm_add_epi32(t, _mm_shuffle_epi32::<0b01_00_11_10>(t));
-        let t = _mm_add_epi32(t, _mm_shuffle_epi32::<0b10_11_00_01>(t));
-        l.b3.wrapping_add(_mm_cvtsi128_si32(t))
-    }
 }
 
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
@@ -646,199 +709,37 @@ mod sse41 {
     // alignment assumption is needed for soundness.
 
     use super::super::layers::{Affine, Layers};
-    use super::row;
-    use super::Dims;
+    use super::{row, Dims, Forward, Update};
     use std::arch::x86_64::*;
 
-    /// Accumulator lanes per register.
-    const LANES: usize = 8;
-    /// Registers held per pass over the accumulator: 8 x 8 = 64 lanes (x86-64 has 16 XMM
-    /// registers; the rows' loads need some of the rest).
-    const REGS: usize = 8;
-
-    /// One pass over lanes `base .. base + n * 8` (`n <= REGS`).
+    /// At 128 bits the packs keep the lanes in order: nothing to restore.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn update_pass(
-        w: &[i16],
-        ft: usize,
-        prev: &[i16],
-        out: &mut [i16],
-        removed: &[u32],
-        added: &[u32],
-        base: usize,
-        n: usize,
-    ) {
-        let mut r = [_mm_setzero_si128(); REGS];
-        for (i, v) in r.iter_mut().enumerate().take(n) {
-            *v = _mm_loadu_si128(prev.as_ptr().add(base + i * LANES).cast());
-        }
-        for &f in removed {
-            let row = row(w, f, ft);
-            for (i, v) in r.iter_mut().enumerate().take(n) {
-                let w = _mm_loadu_si128(row.as_ptr().add(base + i * LANES).cast());
-                *v = _mm_sub_epi16(*v, w);
-            }
-        }
-        for &f in added {
-            let row = row(w, f, ft);
-            for (i, v) in r.iter_mut().enumerate().take(n) {
-                let w = _mm_loadu_si128(row.as_ptr().add(base + i * LANES).cast());
-                *v = _mm_add_epi16(*v, w);
-            }
-        }
-        for (i, v) in r.iter().enumerate().take(n) {
-            _mm_storeu_si128(out.as_mut_ptr().add(base + i * LANES).cast(), *v);
-        }
+    fn order_packed_i16(p: __m128i) -> __m128i {
+        p
     }
 
-    #[target_feature(enable = "ssse3,sse4.1")]
-    pub(super) unsafe fn update<const FT: usize>(
-        w: &[i16],
-        ft: usize,
-        prev: &[i16],
-        out: &mut [i16],
-        removed: &[u32],
-        added: &[u32],
-    ) {
-        let ft = if FT == 0 { ft } else { FT };
-        let full = ft / (LANES * REGS);
-        for pass in 0..full {
-            update_pass(w, ft, prev, out, removed, added, pass * LANES * REGS, REGS);
-        }
-        // `ft` is a multiple of 16: the tail is whole registers.
-        let tail = ft % (LANES * REGS) / LANES;
-        if tail > 0 {
-            update_pass(w, ft, prev, out, removed, added, full * LANES * REGS, tail);
-        }
-    }
-
-    /// `clamp(acc, 0, 127)` as `n` bytes (`n` a multiple of 16).
+    /// Likewise for the packs of four registers of sums.
     #[inline(always)]
-    unsafe fn clip_acc(acc: *const i16, out: *mut u8, n: usize) {
-        let zero = _mm_setzero_si128();
-        for c in 0..n / 16 {
-            let a = _mm_loadu_si128(acc.add(16 * c).cast());
-            let b = _mm_loadu_si128(acc.add(16 * c + 8).cast());
-            // a0..7 b0..7 saturated to -128..=127 (in order: no lanes to cross); `max 0`
-            // completes the clamp.
-            let p = _mm_max_epi8(_mm_packs_epi16(a, b), zero);
-            _mm_storeu_si128(out.add(16 * c).cast(), p);
-        }
+    fn order_packed_i32(p: __m128i) -> __m128i {
+        p
     }
 
-    /// One block step: `acc + (x . w)` per `i32` lane, each lane the dot product of four input
-    /// bytes with four weights (`maddubs` pairs them into `i16`, `madd` sums the pairs).
+    /// The eight sums of two registers, shifted right by 6.
     #[inline(always)]
-    unsafe fn dot(acc: __m128i, x: __m128i, w: __m128i) -> __m128i {
-        let p = _mm_madd_epi16(_mm_maddubs_epi16(x, w), _mm_set1_epi16(1));
-        _mm_add_epi32(acc, p)
+    unsafe fn halves_of_8(v: [__m128i; 2]) -> (__m128i, __m128i) {
+        (_mm_srai_epi32::<6>(v[0]), _mm_srai_epi32::<6>(v[1]))
     }
 
-    /// The sums of `R` registers of outputs (`4 R` outputs from `g` on) of layer `a` over its
-    /// `n_in` inputs `x` (a multiple of 8), with the biases, in `C` (1 or 2) independent chains
-    /// over the blocks. Eight registers (32 outputs) take one chain: two would need all 16 XMM
-    /// registers for the sums alone.
+    /// Already four `i32` lanes.
     #[inline(always)]
-    unsafe fn group<const R: usize, const C: usize>(
-        a: &Affine,
-        n_in: usize,
-        out_pad: usize,
-        x: *const u8,
-        g: usize,
-    ) -> [__m128i; R] {
-        let stride = 4 * out_pad;
-        let w = a.blocks.as_ptr().add(4 * g);
-        let mut acc = [[_mm_setzero_si128(); R]; C];
-        for c2 in (0..n_in / 4).step_by(C) {
-            for (k, acc) in acc.iter_mut().enumerate() {
-                let c = c2 + k;
-                let xv = _mm_set1_epi32(x.add(4 * c).cast::<i32>().read_unaligned());
-                for (q, aq) in acc.iter_mut().enumerate() {
-                    let wq = _mm_loadu_si128(w.add(c * stride + 16 * q).cast());
-                    *aq = dot(*aq, xv, wq);
-                }
-            }
-        }
-        let mut v = [_mm_setzero_si128(); R];
-        for (q, vq) in v.iter_mut().enumerate() {
-            let bias = _mm_loadu_si128(a.bias.as_ptr().add(g + 4 * q).cast());
-            let s = acc[1..].iter().fold(acc[0][q], |s, chain| _mm_add_epi32(s, chain[q]));
-            *vq = _mm_add_epi32(s, bias);
-        }
-        v
+    fn fold_to_128(s: __m128i) -> __m128i {
+        s
     }
 
-    /// `clamp(v >> 6, 0, 127)` of four registers of sums (outputs 0..16 in order) as 16 bytes.
-    #[inline(always)]
-    unsafe fn pack16(v: [__m128i; 4], out: *mut u8) {
-        // Saturating packs clamp to -128..=127 and keep the order; `max 0` finishes the clip.
-        let a = _mm_packs_epi32(_mm_srai_epi32::<6>(v[0]), _mm_srai_epi32::<6>(v[1]));
-        let c = _mm_packs_epi32(_mm_srai_epi32::<6>(v[2]), _mm_srai_epi32::<6>(v[3]));
-        let p = _mm_max_epi8(_mm_packs_epi16(a, c), _mm_setzero_si128());
-        _mm_storeu_si128(out.cast(), p);
-    }
-
-    /// `clamp(v >> 6, 0, 127)` of two registers of sums (8 outputs in order) as 8 bytes.
-    #[inline(always)]
-    unsafe fn pack8(v: [__m128i; 2], out: *mut u8) {
-        let w = _mm_packs_epi32(_mm_srai_epi32::<6>(v[0]), _mm_srai_epi32::<6>(v[1]));
-        let p = _mm_max_epi8(_mm_packs_epi16(w, w), _mm_setzero_si128());
-        _mm_storel_epi64(out.cast(), p);
-    }
-
-    /// `clamp((b + w . x) >> 6, 0, 127)` for the `out_pad` outputs of layer `a` from its `n_in`
-    /// inputs `x`, as bytes in output order: 32 at a time, then 16, then 8.
-    #[inline(always)]
-    unsafe fn affine_clip(a: &Affine, n_in: usize, out_pad: usize, x: *const u8, out: *mut u8) {
-        let mut g = 0;
-        while g + 32 <= out_pad {
-            let v = group::<8, 1>(a, n_in, out_pad, x, g);
-            pack16([v[0], v[1], v[2], v[3]], out.add(g));
-            pack16([v[4], v[5], v[6], v[7]], out.add(g + 16));
-            g += 32;
-        }
-        if g + 16 <= out_pad {
-            pack16(group::<4, 2>(a, n_in, out_pad, x, g), out.add(g));
-            g += 16;
-        }
-        if g < out_pad {
-            pack8(group::<2, 2>(a, n_in, out_pad, x, g), out.add(g));
-        }
-    }
-
-    /// `b3 + w3 . h2` over the `n` bytes of `h2` (a multiple of 32).
-    #[inline(always)]
-    unsafe fn output(l: &Layers, n: usize, h2: *const u8) -> i32 {
-        let mut s = _mm_setzero_si128();
-        for c in 0..n / 16 {
-            let h = _mm_loadu_si128(h2.add(16 * c).cast());
-            let w = _mm_loadu_si128(l.w3.as_ptr().add(16 * c).cast());
-            s = dot(s, h, w);
-        }
-        let t = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
-        let t = _mm_add_epi32(t, _mm_shuffle_epi32::<0b10_11_00_01>(t));
-        l.b3.wrapping_add(_mm_cvtsi128_si32(t))
-    }
-
-    #[target_feature(enable = "ssse3,sse4.1")]
-    pub(super) unsafe fn propagate<const FT: usize, const H1: usize, const H2: usize>(
-        l: &Layers,
-        us: &[i16],
-        them: &[i16],
-        scratch: &mut [u8],
-    ) -> i32 {
-        let d = Dims::of::<FT, H1, H2>(l);
-        let x = scratch.as_mut_ptr();
-        clip_acc(us.as_ptr(), x, d.ft);
-        clip_acc(them.as_ptr(), x.add(d.ft), d.ft);
-        let h1 = x.add(d.in1);
-        affine_clip(&l.l1, d.in1, d.out1, x, h1);
-        let h2 = h1.add(d.in2);
-        // Only the first layer's `out1` outputs can be non-zero: the second layer's padded
-        // inputs past them (zero weights, zero inputs) are skipped.
-        affine_clip(&l.l2, d.out1, d.out2, h1, h2);
-        output(l, d.in3, h2)
+    x86_kernels! {
+        __m128i, 8 lanes, "ssse3,sse4.1": _mm_setzero_si128 _mm_loadu_si128 _mm_storeu_si128
+        _mm_add_epi16 _mm_sub_epi16 _mm_add_epi32 _mm_set1_epi16 _mm_set1_epi32 _mm_srai_epi32
+        _mm_packs_epi32 _mm_packs_epi16 _mm_max_epi8 _mm_maddubs_epi16 _mm_madd_epi16
     }
 }
 
@@ -852,9 +753,7 @@ mod avx512 {
     // pointer access covers whole vectors strictly inside those lengths, with unaligned loads
     // and stores.
 
-    use super::super::layers::Layers;
-    use super::row;
-    use super::Dims;
+    use super::{row, Dims, Forward, Update};
     use std::arch::x86_64::*;
 
     /// The transformer width these kernels are written for.
@@ -871,7 +770,8 @@ mod avx512 {
     }
 
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
-    pub(super) unsafe fn update(w: &[i16], prev: &[i16], out: &mut [i16], removed: &[u32], added: &[u32]) {
+    pub(super) unsafe fn update(u: Update, out: &mut [i16]) {
+        let Update { w, prev, removed, added, .. } = u;
         let mut r = [_mm512_setzero_si512(); REGS];
         for (i, v) in r.iter_mut().enumerate() {
             *v = _mm512_loadu_si512(prev.as_ptr().add(i * LANES).cast());
@@ -941,7 +841,8 @@ mod avx512 {
     }
 
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
-    pub(super) unsafe fn propagate(l: &Layers, us: &[i16], them: &[i16], scratch: &mut [u8]) -> i32 {
+    pub(super) unsafe fn propagate(f: Forward, scratch: &mut [u8]) -> i32 {
+        let Forward { l, us, them } = f;
         let x = scratch.as_mut_ptr();
         clip_acc(us.as_ptr(), x);
         clip_acc(them.as_ptr(), x.add(FT));
@@ -965,8 +866,7 @@ mod simd128 {
     // slice lengths. WebAssembly loads and stores need no alignment.
 
     use super::super::layers::{Affine, Layers, WEIGHT_SHIFT};
-    use super::row;
-    use super::Dims;
+    use super::{row, Dims, Forward, Update};
     use core::arch::wasm32::*;
 
     /// Accumulator lanes per vector.
@@ -1013,17 +913,10 @@ mod simd128 {
         unsafe { u16x8_load_extend_u8x8(a.as_ptr()) }
     }
 
-    /// One pass over the vectors `lanes` of the accumulator.
+    /// One pass of `u` over the vectors `lanes` of the accumulator (`prev` and `out` as vectors).
     #[inline(always)]
-    fn update_pass(
-        w: &[i16],
-        ft: usize,
-        prev: &[[i16; 8]],
-        out: &mut [[i16; 8]],
-        removed: &[u32],
-        added: &[u32],
-        lanes: std::ops::Range<usize>,
-    ) {
+    fn update_pass(u: Update, prev: &[[i16; 8]], out: &mut [[i16; 8]], lanes: std::ops::Range<usize>) {
+        let Update { w, ft, removed, added, .. } = u;
         let mut r = [i16x8_splat(0); REGS];
         for (v, p) in r.iter_mut().zip(&prev[lanes.clone()]) {
             *v = load_i16(p);
@@ -1043,22 +936,16 @@ mod simd128 {
         }
     }
 
-    pub(super) fn update<const FT: usize>(
-        w: &[i16],
-        ft: usize,
-        prev: &[i16],
-        out: &mut [i16],
-        removed: &[u32],
-        added: &[u32],
-    ) {
-        let ft = if FT == 0 { ft } else { FT };
-        let prev = prev[..ft].as_chunks::<LANES>().0;
+    pub(super) fn update<const FT: usize>(u: Update, out: &mut [i16]) {
+        let ft = if FT == 0 { u.ft } else { FT };
+        let u = Update { ft, ..u };
+        let prev = u.prev[..ft].as_chunks::<LANES>().0;
         let out = out[..ft].as_chunks_mut::<LANES>().0;
         let vectors = ft / LANES;
         let mut start = 0;
         while start < vectors {
             let end = (start + REGS).min(vectors);
-            update_pass(w, ft, prev, out, removed, added, start..end);
+            update_pass(u, prev, out, start..end);
             start = end;
         }
     }
@@ -1140,11 +1027,10 @@ mod simd128 {
     }
 
     pub(super) fn propagate<const FT: usize, const H1: usize, const H2: usize>(
-        l: &Layers,
-        us: &[i16],
-        them: &[i16],
+        f: Forward,
         scratch: &mut [u8],
     ) -> i32 {
+        let Forward { l, us, them } = f;
         let d = Dims::of::<FT, H1, H2>(l);
         let (x, rest) = scratch.split_at_mut(d.in1);
         let (h1, rest) = rest.split_at_mut(d.in2);
@@ -1166,6 +1052,19 @@ mod tests {
     use super::super::shape::{FeatureKind, Shape};
     use super::*;
     use crate::splitmix::next as rand;
+
+    /// [`Simd::propagate`] with its precondition checked: panics if the lengths do not fit.
+    fn propagate_checked<const FT: usize, const H1: usize, const H2: usize>(
+        simd: Simd,
+        l: &Layers,
+        us: &[i16],
+        them: &[i16],
+        scratch: &mut [u8],
+    ) -> i32 {
+        assert!(Dims::of::<FT, H1, H2>(l).hold(l, us, them, scratch));
+        // SAFETY: the precondition was checked just above.
+        unsafe { simd.propagate::<FT, H1, H2>(l, us, them, scratch) }
+    }
 
     fn pick(rng: &mut u64, lo: i32, hi: i32) -> i32 {
         lo + (rand(rng) % (hi - lo + 1) as u64) as i32
@@ -1349,14 +1248,14 @@ mod tests {
                     }
                     let mut scratch = vec![0u8; d.scratch()];
                     let want =
-                        Simd::SCALAR.propagate_checked::<0, 0, 0>(&net.layers, &us, &them, &mut scratch);
+                        propagate_checked::<0, 0, 0>(Simd::SCALAR, &net.layers, &us, &them, &mut scratch);
                     for simd in Simd::available() {
                         let mut scratch = vec![0u8; d.scratch()];
-                        let got = simd.propagate_checked::<0, 0, 0>(&net.layers, &us, &them, &mut scratch);
+                        let got = propagate_checked::<0, 0, 0>(simd, &net.layers, &us, &them, &mut scratch);
                         assert_eq!(got, want, "{}: {widths:?} net {seed}, trial {trial}", simd.name());
                         if widths == (256, 32, 32) {
                             let got =
-                                simd.propagate_checked::<256, 32, 32>(&net.layers, &us, &them, &mut scratch);
+                                propagate_checked::<256, 32, 32>(simd, &net.layers, &us, &them, &mut scratch);
                             assert_eq!(got, want, "{}: const widths, net {seed}, trial {trial}", simd.name());
                         }
                     }

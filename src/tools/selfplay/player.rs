@@ -113,13 +113,9 @@ impl Player {
     /// Searches `pos` under `limits`.
     pub fn search(&mut self, pos: &Position, limits: Limits) -> SearchResult {
         let recorder = Arc::new(Recorder::default());
-        let nodes = self.pool.search_sync(
-            pos,
-            limits,
-            self.search_config.clone(),
-            Arc::clone(&self.tt),
-            Arc::clone(&recorder) as Arc<dyn Reporter>,
-        );
+        let reporter = Arc::clone(&recorder) as Arc<dyn Reporter>;
+        self.pool.start(pos, limits, self.search_config.clone(), Arc::clone(&self.tt), reporter);
+        let nodes = self.pool.finish();
         let best = recorder.best().unwrap_or(BestMove::Resign);
         // The score of the last completed iteration's first line.
         let score = recorder.infos().iter().rev().find(|i| i.multipv == 1).map(|i| value_of(i.score));
