@@ -10,16 +10,21 @@ use hayate::position::Position;
 use hayate::types::Move;
 use std::collections::BTreeSet;
 
-/// The move of one `go`, with the largest node count its `info` lines reported.
-fn search(engine: &mut Engine, position: &str, go: &str) -> (String, u64, Vec<String>) {
-    engine.send(&format!("{position}\n{go}\n"));
-    let lines = engine.until(is_best);
-    let nodes = lines
+/// The largest node count that `info` lines report.
+fn most_nodes(lines: &[String]) -> u64 {
+    lines
         .iter()
         .filter_map(|l| l.split_whitespace().skip_while(|&w| w != "nodes").nth(1))
         .filter_map(|n| n.parse::<u64>().ok())
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+}
+
+/// The move of one `go`, with the largest node count its `info` lines reported.
+fn search(engine: &mut Engine, position: &str, go: &str) -> (String, u64, Vec<String>) {
+    engine.send(&format!("{position}\n{go}\n"));
+    let lines = engine.until(is_best);
+    let nodes = most_nodes(&lines);
     let best = lines.last().expect("bestmove").split_whitespace().nth(1).expect("a move").to_string();
     (best, nodes, lines)
 }
@@ -99,5 +104,20 @@ fn full_strength_searches_one_line_and_a_rating_below_the_ladder_is_refused() {
     engine.send("setoption name USI_Elo value -5\n");
     let (said, _) = engine.until_within(std::time::Duration::from_secs(5), |l| l.starts_with("info string"));
     assert!(said.last().is_some_and(|l| l.contains("USI_Elo")), "{said:?}");
+    engine.quit();
+}
+
+#[test]
+fn a_weak_level_keeps_its_budget_while_pondering() {
+    let mut engine = Engine::start();
+    ready(&mut engine, &[("SkillLevel", "0"), ("USI_Hash", "16"), ("USI_Ponder", "true")]);
+    engine.send("position startpos moves 7g7f 3c3d\ngo ponder btime 0 wtime 0 byoyomi 1000\n");
+    // A second of pondering: the full engine would read hundreds of thousands of nodes.
+    let pondered = engine.drain(std::time::Duration::from_secs(1));
+    assert!(!pondered.iter().any(|l| is_best(l)), "no bestmove before ponderhit: {pondered:?}");
+    engine.send("ponderhit\n");
+    let lines: Vec<String> = pondered.into_iter().chain(engine.until(is_best)).collect();
+    let nodes = most_nodes(&lines);
+    assert!(nodes < 5_000, "{nodes} nodes:\n{}", lines.join("\n"));
     engine.quit();
 }

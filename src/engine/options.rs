@@ -13,7 +13,7 @@
 
 use crate::eval::nnue::DEFAULT_FV_SCALE;
 use crate::position::DeclarationRule;
-use crate::search::skill::{Skill, ELO_OF_LEVEL, FULL_LEVEL};
+use crate::search::skill::{level_elo, Skill, FULL_LEVEL};
 use crate::search::time::TimeOptions;
 use crate::search::SearchConfig;
 use std::collections::BTreeMap;
@@ -100,9 +100,6 @@ pub const BOOK_ON_THE_FLY: &str = "BookOnTheFly";
 pub const NARROW_BOOK: &str = "NarrowBook";
 pub const CONSIDER_BOOK_MOVE_COUNT: &str = "ConsiderBookMoveCount";
 
-/// `USI_Elo`'s default: the middle level's rating (it applies only with `USI_LimitStrength`).
-const DEFAULT_ELO: i32 = ELO_OF_LEVEL[FULL_LEVEL as usize / 2];
-
 /// `ResignValue` at this value (its maximum) means: never resign. GUIs and users know the number.
 pub const RESIGN_NEVER: i64 = 99999;
 
@@ -145,7 +142,8 @@ pub fn declarations() -> Vec<Decl> {
         check(CONSIDERATION_MODE, search.consideration_mode),
         spin(SKILL_LEVEL, FULL_LEVEL as i64, 0, FULL_LEVEL as i64),
         check(USI_LIMIT_STRENGTH, false),
-        spin(USI_ELO, DEFAULT_ELO as i64, ELO_OF_LEVEL[0] as i64, ELO_OF_LEVEL[FULL_LEVEL as usize] as i64),
+        // The default, the middle level's rating, applies only with USI_LimitStrength.
+        spin(USI_ELO, level_elo(FULL_LEVEL / 2).into(), level_elo(0).into(), level_elo(FULL_LEVEL).into()),
         spin(PV_INTERVAL, search.pv_interval as i64, 0, 100000),
         Decl { name: EVAL_DIR, kind: Kind::Str("eval") },
         Decl { name: EVAL_FILE, kind: Kind::Filename("") },
@@ -518,9 +516,9 @@ mod tests {
         assert_eq!(o.search_config(), want);
         // USI_LimitStrength takes the level from USI_Elo instead.
         o.set(USI_LIMIT_STRENGTH, "true").unwrap();
-        o.set(USI_ELO, &ELO_OF_LEVEL[3].to_string()).unwrap();
+        o.set(USI_ELO, &level_elo(3).to_string()).unwrap();
         assert_eq!(o.search_config().skill, Skill::level(3));
-        assert!(o.set(USI_ELO, &(ELO_OF_LEVEL[0] - 1).to_string()).is_err(), "below the ladder");
+        assert!(o.set(USI_ELO, &(level_elo(0) - 1).to_string()).is_err(), "below the ladder");
         o.set(RESIGN_VALUE, "99999").unwrap();
         assert_eq!(o.search_config().resign_value, None, "99999: never resign");
         o.set(RESIGN_VALUE, "0").unwrap();

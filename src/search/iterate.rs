@@ -131,6 +131,15 @@ impl Worker {
             if shared.stopped() {
                 break;
             }
+            // A node limit is not checked while pondering (the `go` ends only at `stop` or
+            // `ponderhit`), but no deeper iteration starts past it: a weak level's budget holds
+            // when it ponders too, give or take the iteration that crossed it.
+            if main && self.completed_depth > 0 && shared.control.pondering.load(Ordering::Relaxed) {
+                self.publish_nodes(shared);
+                if shared.limits.nodes.is_some_and(|limit| shared.total_nodes() >= limit) {
+                    break;
+                }
+            }
             // Read at each iteration: a GUI may change MultiPV during an analysis (the main
             // worker's time checks then abandon the iteration, see `check_time`).
             let multi_pv = self.lines(shared);

@@ -1,10 +1,10 @@
 //! Strength levels (`SkillLevel`, `USI_LimitStrength` with `USI_Elo`): how a weaker level plays.
 //!
 //! A level below full strength weakens the search in two ways that a weaker player shows too:
-//! - it sees less: the search stops at a node budget that doubles every [`LOG2_NODES_PER_LEVEL`]
-//!   reciprocal levels, so a low level reads a move or two ahead and a high one nearly as far as
-//!   the full engine at a fast clock (the budget is nodes, not time, so a level plays alike on
-//!   every machine and at every clock; a clock shorter than the budget still wins);
+//! - it sees less: the search stops at a node budget, so a low level reads a move or two ahead
+//!   and a high one nearly as far as the full engine at a fast clock (the budget is nodes, not
+//!   time, so a level plays alike on every machine and at every clock; a clock shorter than the
+//!   budget still stops it first);
 //! - it judges less sharply: it searches [`CANDIDATES`] lines and plays one of them at random,
 //!   each weighted by `exp((score - best) / temperature)`, the temperature falling to nothing at
 //!   full strength. A move a little worse than the best is often played at a low level, one that
@@ -17,8 +17,11 @@
 //! Full strength ([`Skill::FULL`], the default) changes nothing: one line, no budget, the search's
 //! own move (and `bench`'s node count).
 //!
-//! `USI_Elo` maps to a level, fractional between two whole levels, through the ladder
-//! [`ELO_OF_LEVEL`] that games between the levels measured (docs/records/levels.md).
+//! Both weakenings follow one number, the *grade* (0 to 20, in hundredths): the budget is
+//! 2^(7 + 0.6 grade) nodes and the temperature 300 (1 - grade/20)^2. How strong each grade plays
+//! was measured by games between grades ([`CURVE`]); the levels are the grades whose measured
+//! ratings are evenly spaced from the weakest grade's to full strength's, so that each step up is
+//! worth about the same, and `USI_Elo` is the grade the curve gives for that rating.
 
 use super::root_move::RootMove;
 use crate::position::Position;
@@ -30,29 +33,51 @@ pub const FULL_LEVEL: u32 = 20;
 /// The number of lines a weakened level searches and chooses among.
 pub const CANDIDATES: usize = 4;
 
-/// log2 of the node budget at level 0.
+/// Full strength's grade, in hundredths.
+const FULL_GRADE: u32 = 2000;
+/// log2 of the node budget at grade 0.
 const LOG2_NODES_AT_ZERO: f64 = 7.0;
-/// How much the budget's log2 grows per level.
-const LOG2_NODES_PER_LEVEL: f64 = 0.6;
-/// The choice's temperature at level 0 (score units); it falls with the square of the distance
+/// How much the budget's log2 grows per grade.
+const LOG2_NODES_PER_GRADE: f64 = 0.6;
+/// The choice's temperature at grade 0 (score units); it falls with the square of the distance
 /// to full strength.
 const TEMPERATURE_AT_ZERO: f64 = 300.0;
+/// Below this temperature a level searches one line (grades above about 17.4).
+const LEAST_TEMPERATURE_TO_CHOOSE: f64 = 5.0;
 /// Scores beyond this are clamped before weighting, so that a found mate weighs as a large
 /// advantage rather than an infinite one, and exp never overflows.
 const SCORE_CLAMP: Value = 3000;
 
-/// The Elo of each whole level 0..=20 on the ladder's scale (docs/records/levels.md): measured by
-/// games between the levels, the top tied to the anchors there. `USI_Elo` interpolates.
-pub const ELO_OF_LEVEL: [i32; FULL_LEVEL as usize + 1] = [
-    800, 880, 960, 1040, 1120, 1200, 1280, 1360, 1440, 1520, 1600, 1680, 1760, 1840, 1920, 2000, 2080, 2160,
-    2240, 2320, 2400,
-];
+/// The measured rating of grades (hundredths, rating): games between neighbouring grades
+/// (docs/records/levels.md), chained from grade 0, on the scale where Debian's gpsshogi at one
+/// second a move is 2000. The last point is full strength at byoyomi 1 s. Both columns rise.
+pub const CURVE: [(u32, i32); 2] = [(0, 800), (FULL_GRADE, 2400)];
+
+/// The rating of a whole level: evenly spaced between the curve's ends.
+pub fn level_elo(level: u32) -> i32 {
+    let (lo, hi) = (CURVE[0].1, CURVE[CURVE.len() - 1].1);
+    lo + ((hi - lo) as i64 * i64::from(level.min(FULL_LEVEL)) / i64::from(FULL_LEVEL)) as i32
+}
+
+/// The grade whose measured rating is `elo` (clamped to the curve's ends): linear between the
+/// curve's points.
+fn grade_at_elo(elo: i32) -> u32 {
+    let elo = elo.clamp(CURVE[0].1, CURVE[CURVE.len() - 1].1);
+    for w in CURVE.windows(2) {
+        let ((g0, e0), (g1, e1)) = (w[0], w[1]);
+        if elo <= e1 {
+            let within = i64::from(elo - e0) * i64::from(g1 - g0) / i64::from((e1 - e0).max(1));
+            return g0 + within as u32;
+        }
+    }
+    FULL_GRADE
+}
 
 /// A strength level and the seed of its choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Skill {
-    /// Hundredths of a level: 0 (the weakest) ..= 2000 (full strength).
-    centi: u32,
+    /// The grade in hundredths: 0 (the weakest) ..= 2000 (full strength).
+    grade: u32,
     /// The seed of the random choice among the lines (a new one each search).
     pub seed: u64,
 }
@@ -65,26 +90,17 @@ impl Default for Skill {
 
 impl Skill {
     /// Full strength: no weakening at all.
-    pub const FULL: Skill = Skill { centi: FULL_LEVEL * 100, seed: 0 };
+    pub const FULL: Skill = Skill { grade: FULL_GRADE, seed: 0 };
 
     /// A whole level (`SkillLevel`), clamped to 0..=20.
     pub fn level(level: u32) -> Skill {
-        Skill { centi: level.min(FULL_LEVEL) * 100, seed: 0 }
+        Skill::from_elo(level_elo(level))
     }
 
-    /// The level that plays at `elo` on the ladder (`USI_Elo`), between two whole levels where it
-    /// falls between theirs; below level 0's Elo the weakest level, above level 20's full strength.
+    /// The level that plays at `elo` (`USI_Elo`): below the weakest grade's rating the weakest,
+    /// above full strength's full strength.
     pub fn from_elo(elo: i32) -> Skill {
-        let top = ELO_OF_LEVEL[FULL_LEVEL as usize];
-        if elo >= top {
-            return Skill::FULL;
-        }
-        let Some(i) = ELO_OF_LEVEL.windows(2).position(|w| elo < w[1]) else {
-            return Skill::FULL;
-        };
-        let (lo, hi) = (ELO_OF_LEVEL[i], ELO_OF_LEVEL[i + 1]);
-        let within = ((i64::from(elo) - i64::from(lo)).max(0) * 100 / i64::from((hi - lo).max(1))) as u32;
-        Skill { centi: i as u32 * 100 + within.min(99), seed: 0 }
+        Skill { grade: grade_at_elo(elo), seed: 0 }
     }
 
     /// The same level with the seed of a new search.
@@ -93,24 +109,31 @@ impl Skill {
     }
 
     pub fn is_full(&self) -> bool {
-        self.centi >= FULL_LEVEL * 100
+        self.grade >= FULL_GRADE
     }
 
-    /// The level as a number of levels (fractional for an Elo between two whole levels).
-    fn levels(&self) -> f64 {
-        f64::from(self.centi) / 100.0
+    /// A grade given directly (hundredths), for measuring the curve.
+    pub fn grade(grade: u32) -> Skill {
+        Skill { grade: grade.min(FULL_GRADE), seed: 0 }
+    }
+
+    /// The grade as a number (0.0 to 20.0).
+    fn grades(&self) -> f64 {
+        f64::from(self.grade) / 100.0
     }
 
     /// The search's node budget at this level (`None` at full strength).
     pub fn node_budget(&self) -> Option<u64> {
         (!self.is_full())
-            .then(|| (LOG2_NODES_AT_ZERO + LOG2_NODES_PER_LEVEL * self.levels()).exp2().round() as u64)
+            .then(|| (LOG2_NODES_AT_ZERO + LOG2_NODES_PER_GRADE * self.grades()).exp2().round() as u64)
     }
 
-    /// The number of lines to search: [`CANDIDATES`] below full strength, else 1 (the user's
-    /// `MultiPV` applies where it is larger).
+    /// The number of lines to search: [`CANDIDATES`] where the choice among them is still open,
+    /// else 1 (the user's `MultiPV` applies where it is larger). Near full strength the
+    /// temperature leaves the second line a chance of a few in a hundred at most, and four lines
+    /// would cost the search about two plies for nothing.
     pub fn lines(&self) -> usize {
-        if self.is_full() {
+        if self.is_full() || self.temperature() < LEAST_TEMPERATURE_TO_CHOOSE {
             1
         } else {
             CANDIDATES
@@ -120,7 +143,7 @@ impl Skill {
     /// The temperature of the choice (score units): how far below the best a line may be and
     /// still be played fairly often.
     fn temperature(&self) -> f64 {
-        let distance = 1.0 - self.levels() / f64::from(FULL_LEVEL);
+        let distance = 1.0 - self.grades() / f64::from(FULL_GRADE / 100);
         TEMPERATURE_AT_ZERO * distance * distance
     }
 
@@ -181,24 +204,33 @@ mod tests {
     }
 
     #[test]
-    fn the_budget_grows_with_the_level() {
+    fn the_budget_grows_and_the_temperature_falls_with_the_level() {
         let budgets: Vec<u64> = (0..FULL_LEVEL).map(|l| Skill::level(l).node_budget().unwrap()).collect();
-        assert_eq!(budgets[0], 128);
+        assert_eq!(Skill::grade(0).node_budget(), Some(128));
         assert!(budgets.windows(2).all(|w| w[0] < w[1]), "{budgets:?}");
-        assert!(Skill::level(0).temperature() > Skill::level(10).temperature());
-        assert!(Skill::level(19).temperature() < 1.0);
+        let temperatures: Vec<f64> = (0..FULL_LEVEL).map(|l| Skill::level(l).temperature()).collect();
+        assert!(temperatures.windows(2).all(|w| w[0] > w[1]), "{temperatures:?}");
+        assert!(Skill::grade(1999).temperature() < 0.01);
+        assert_eq!((Skill::grade(1600).lines(), Skill::grade(1800).lines()), (CANDIDATES, 1));
     }
 
     #[test]
-    fn elo_maps_onto_the_ladder() {
-        assert_eq!(Skill::from_elo(i32::MIN), Skill::level(0));
-        assert_eq!(Skill::from_elo(ELO_OF_LEVEL[0]), Skill::level(0));
-        assert_eq!(Skill::from_elo(ELO_OF_LEVEL[7]), Skill::level(7));
-        assert_eq!(Skill::from_elo(ELO_OF_LEVEL[20]), Skill::FULL);
+    fn the_levels_are_evenly_spaced_on_the_measured_curve() {
+        assert!(CURVE.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1), "{CURVE:?}");
+        assert_eq!(CURVE[CURVE.len() - 1].0, FULL_GRADE);
+        assert_eq!(Skill::level(0), Skill::grade(0));
+        assert_eq!(Skill::level(FULL_LEVEL), Skill::FULL);
+        let step = level_elo(1) - level_elo(0);
+        for level in 0..FULL_LEVEL {
+            assert!((level_elo(level + 1) - level_elo(level) - step).abs() <= 1, "level {level}");
+            assert!(Skill::level(level).grade < Skill::level(level + 1).grade, "level {level}");
+        }
+        // Each curve point's rating gives its grade back.
+        for &(grade, elo) in &CURVE {
+            assert_eq!(Skill::from_elo(elo), Skill::grade(grade));
+        }
+        assert_eq!(Skill::from_elo(i32::MIN), Skill::grade(0));
         assert_eq!(Skill::from_elo(i32::MAX), Skill::FULL);
-        let between = Skill::from_elo((ELO_OF_LEVEL[3] + ELO_OF_LEVEL[4]) / 2);
-        assert!(between.centi > 300 && between.centi < 400, "{between:?}");
-        assert!(ELO_OF_LEVEL.windows(2).all(|w| w[0] < w[1]));
     }
 
     fn line(pos: &Position, usi: &str, score: Value) -> RootMove {
@@ -218,13 +250,13 @@ mod tests {
         ];
         let mut counts = [0usize; 4];
         for seed in 0..2000 {
-            counts[Skill::level(0).with_seed(seed).choose(&pos, &lines)] += 1;
+            counts[Skill::grade(0).with_seed(seed).choose(&pos, &lines)] += 1;
         }
         assert!(counts[0] > counts[1] && counts[1] > counts[2] && counts[2] > counts[3], "{counts:?}");
         assert!(counts[3] > 0, "{counts:?}");
         let mut near_full = [0usize; 4];
         for seed in 0..2000 {
-            near_full[Skill::level(19).with_seed(seed).choose(&pos, &lines)] += 1;
+            near_full[Skill::grade(1990).with_seed(seed).choose(&pos, &lines)] += 1;
         }
         assert_eq!(near_full[0], 2000, "{near_full:?}");
     }
@@ -243,5 +275,26 @@ mod tests {
         for seed in 0..200 {
             assert_eq!(Skill::level(0).with_seed(seed).choose(&pos, &mated), 1);
         }
+    }
+
+    /// docs/options.md's table of the levels, as the code gives them (the failure message
+    /// prints the rows it wants).
+    #[test]
+    fn the_options_document_lists_the_levels_as_they_are() {
+        let doc = include_str!("../../docs/options.md");
+        let want: Vec<String> = (0..=FULL_LEVEL)
+            .map(|level| {
+                let skill = Skill::level(level);
+                let budget = skill.node_budget().map_or("the clock's".to_string(), |n| n.to_string());
+                format!("| {level} | {} | {budget} | {:.0} |", level_elo(level), skill.temperature())
+            })
+            .collect();
+        let got: Vec<&str> = doc
+            .lines()
+            .filter(|l| {
+                l.starts_with("| ") && l.split('|').nth(1).is_some_and(|c| c.trim().parse::<u32>().is_ok())
+            })
+            .collect();
+        assert_eq!(got, want, "docs/options.md's levels should read:\n{}", want.join("\n"));
     }
 }

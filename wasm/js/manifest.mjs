@@ -55,6 +55,13 @@ function option(line) {
   return result;
 }
 
+/** The strength presets: a player picks one from ShogiHome's engine list. */
+const LEVELS = [
+  { id: "hayate-beginner-v1", displayName: "Hayate: beginner (level 0)", level: 0 },
+  { id: "hayate-club-v1", displayName: "Hayate: club player (level 8)", level: 8 },
+  { id: "hayate-strong-amateur-v1", displayName: "Hayate: strong amateur (level 14)", level: 14 },
+];
+
 const idName = lines.find((l) => l.startsWith("id name ")).slice("id name ".length);
 const idAuthor = lines.find((l) => l.startsWith("id author ")).slice("id author ".length);
 const manifest = {
@@ -66,12 +73,18 @@ const manifest = {
   dataFiles,
   options: lines.filter((l) => l.startsWith("option ")).map(option),
   // The ids become users' saved engine URIs: never change one; add a `-v2` for a new engine.
+  // The levels are `SkillLevel`s of the measured ladder (docs/options.md, "Strength levels").
   presets: [
     {
       id: "hayate-v1",
       displayName: "Hayate",
       values: { Threads: 1 },
     },
+    ...LEVELS.map(({ id, displayName, level }) => ({
+      id,
+      displayName,
+      values: { Threads: 1, SkillLevel: level },
+    })),
   ],
 };
 fs.writeFileSync(path.join(dir, "engine.json"), `${JSON.stringify(manifest, null, 2)}\n`);
