@@ -48,10 +48,23 @@ const LEAST_TEMPERATURE_TO_CHOOSE: f64 = 5.0;
 /// advantage rather than an infinite one, and exp never overflows.
 const SCORE_CLAMP: Value = 3000;
 
-/// The measured rating of grades (hundredths, rating): games between neighbouring grades
-/// (docs/records/levels.md), chained from grade 0, on the scale where Debian's gpsshogi at one
-/// second a move is 2000. The last point is full strength at byoyomi 1 s. Both columns rise.
-pub const CURVE: [(u32, i32); 2] = [(0, 800), (FULL_GRADE, 2400)];
+/// The measured rating of grades (hundredths, rating): games between grades two apart
+/// (docs/records/levels.md, R0180-R0190), chained from grade 0, on the scale where Debian's
+/// gpsshogi at one second a move is 2800 (full strength at byoyomi 1 s, the last point, is
+/// +275.5 over it: R0068). Grade 2 is left out: it measured no stronger than grade 4, and the
+/// curve must rise.
+pub const CURVE: [(u32, i32); 10] = [
+    (0, 42),
+    (400, 84),
+    (600, 299),
+    (800, 587),
+    (1000, 918),
+    (1200, 1309),
+    (1400, 1597),
+    (1600, 1979),
+    (1800, 2490),
+    (FULL_GRADE, 3076),
+];
 
 /// The rating of a whole level: evenly spaced between the curve's ends.
 pub fn level_elo(level: u32) -> i32 {

@@ -58,8 +58,8 @@ function option(line) {
 /** The strength presets: a player picks one from ShogiHome's engine list. */
 const LEVELS = [
   { id: "hayate-beginner-v1", displayName: "Hayate: beginner (level 0)", level: 0 },
-  { id: "hayate-club-v1", displayName: "Hayate: club player (level 8)", level: 8 },
-  { id: "hayate-strong-amateur-v1", displayName: "Hayate: strong amateur (level 14)", level: 14 },
+  { id: "hayate-club-v1", displayName: "Hayate: club player (level 10)", level: 10 },
+  { id: "hayate-strong-amateur-v1", displayName: "Hayate: strong amateur (level 16)", level: 16 },
 ];
 
 const idName = lines.find((l) => l.startsWith("id name ")).slice("id name ".length);
