@@ -21,7 +21,6 @@ import argparse
 import math
 import random
 import sys
-import time
 
 from tools.cli import Fatal, log, run_cli
 from tools.label_budget import parse_score
@@ -49,21 +48,12 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 def judge(engine: UsiEngine, position: str, nodes: int, timeout: float) -> int | None:
     """The judge's last score for the side to move of `position` at `go nodes N` from an empty
     table; None when it has no move (it reports no score and answers resign)."""
-    engine.sync()
-    engine.send("usinewgame")
-    engine.send(position)
-    engine.send(f"go nodes {nodes}")
-    deadline = time.monotonic() + timeout
     score = None
-    while True:
-        line = engine.read_line(deadline)
-        if line.startswith("bestmove"):
-            return score
-        if " multipv " in line and " multipv 1 " not in line:
-            continue
+    for line in engine.fresh_search(position, f"go nodes {nodes}", timeout):
         s = parse_score(line)
-        if s is not None:
+        if s is not None and (" multipv " not in line or " multipv 1 " in line):
             score = s
+    return score
 
 
 def position_line(opening: str, moves: list[str]) -> str:

@@ -31,7 +31,6 @@ import argparse
 import math
 import random
 import sys
-import time
 
 from tools.cli import Fatal, log, parse_options, run_cli
 from tools.usi.engine import EngineError, UsiEngine
@@ -145,16 +144,8 @@ def summarise(rows: list[dict], budgets: list[str], scale: float) -> dict[str, d
 
 def search(engine: UsiEngine, sfen: str, nodes: int, timeout: float) -> tuple[int, int]:
     """The last score and node count the engine reports for `go nodes N` from an empty table."""
-    engine.sync()
-    engine.send("usinewgame")
-    engine.send(f"position sfen {sfen}")
-    engine.send(f"go nodes {nodes}")
-    deadline = time.monotonic() + timeout
     score = searched = None
-    while True:
-        line = engine.read_line(deadline)
-        if line.startswith("bestmove"):
-            break
+    for line in engine.fresh_search(f"position sfen {sfen}", f"go nodes {nodes}", timeout):
         s = parse_score(line)
         if s is not None:
             score = s

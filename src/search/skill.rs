@@ -23,6 +23,7 @@
 //! ratings are evenly spaced from the weakest grade's to full strength's, so that each step up is
 //! worth about the same, and `USI_Elo` is the grade the curve gives for that rating.
 
+use super::limits::Limits;
 use super::root_move::RootMove;
 use crate::position::Position;
 use crate::types::{is_mate_score, Value};
@@ -139,6 +140,14 @@ impl Skill {
     pub fn node_budget(&self) -> Option<u64> {
         (!self.is_full())
             .then(|| (LOG2_NODES_AT_ZERO + LOG2_NODES_PER_GRADE * self.grades()).exp2().round() as u64)
+    }
+
+    /// `limits` with this level's node budget where they ask for more nodes (or set no limit).
+    pub fn limit(&self, limits: Limits) -> Limits {
+        match self.node_budget() {
+            Some(budget) => Limits { nodes: Some(limits.nodes.map_or(budget, |n| n.min(budget))), ..limits },
+            None => limits,
+        }
     }
 
     /// The number of lines to search: [`CANDIDATES`] where the choice among them is still open,

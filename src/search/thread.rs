@@ -281,11 +281,7 @@ impl ThreadPool {
         self.stop_and_wait();
         self.control = Arc::new(SearchControl::default());
         self.control.pondering.store(limits.ponder, Ordering::SeqCst);
-        // A weakened level's node budget, where the `go` asks for more (or no limit).
-        let limits = match config.skill.node_budget() {
-            Some(budget) => Limits { nodes: Some(limits.nodes.map_or(budget, |n| n.min(budget))), ..limits },
-            None => limits,
-        };
+        let limits = config.skill.limit(limits);
         let shared = Arc::new(SharedState {
             tt,
             histories: Arc::clone(&self.histories),

@@ -197,6 +197,20 @@ class UsiEngine:
         self.sync()
         self.send("usinewgame")
 
+    def fresh_search(self, position: str, go: str, timeout: float) -> list[str]:
+        """Searches `position` (a `position ...` command) from empty tables (`isready`, then
+        `usinewgame`) with `go`; returns the lines it printed, `bestmove` last. EngineTimeout if
+        that does not come within `timeout` seconds."""
+        self.sync()
+        self.send("usinewgame")
+        self.send(position)
+        self.send(go)
+        deadline = time.monotonic() + timeout
+        lines = []
+        while not lines or not lines[-1].startswith("bestmove"):
+            lines.append(self.read_line(deadline))
+        return lines
+
     def best_move(self, position: str, go: str, timeout: float) -> str:
         """Sends `position ...` and `go ...`; returns the move word after `bestmove` (a USI move,
         `resign` or `win`). EngineTimeout if it does not come within `timeout` seconds."""
