@@ -1,0 +1,85 @@
+"""tools.level_curve: skill.rs's level arithmetic, the fit and the rising curve, worked by hand."""
+
+import unittest
+
+from tools.cli import Fatal
+from tools.level_curve import curve_of, fit, level_elo, level_grade, node_budget, parse_curve, pooled
+
+SKILL_RS = """
+const FULL_GRADE: u32 = 2000;
+pub const CURVE: [(u32, i32); 4] = [
+    (0, 42),
+    (400, 84),
+    (1200, 1309),
+    (FULL_GRADE, 3076),
+];
+"""
+CURVE = [(0, 42), (400, 84), (1200, 1309), (2000, 3076)]
+
+
+class Levels(unittest.TestCase):
+    def test_the_curve_is_read_from_skill_rs(self):
+        self.assertEqual(parse_curve(SKILL_RS), CURVE)
+        self.assertIsNone(parse_curve("pub fn level(level: u32) -> Skill { .. }"), "a build before the curve")
+
+    def test_a_level_is_its_evenly_spaced_rating_read_through_the_curve(self):
+        self.assertEqual(level_elo(CURVE, 0), 42)
+        self.assertEqual(level_elo(CURVE, 10), 42 + (3076 - 42) * 10 // 20)
+        self.assertEqual(level_elo(CURVE, 25), 3076, "clamped to full strength")
+        # 1559 lies between (1200, 1309) and (2000, 3076): 1200 + 250 * 800 // 1767.
+        self.assertEqual(level_grade(CURVE, 10), 1200 + (1559 - 1309) * 800 // 1767)
+        self.assertEqual(level_grade(CURVE, 0), 0)
+        self.assertEqual(level_grade(CURVE, 20), 2000)
+        self.assertEqual(level_grade(None, 7), 700, "before the curve SkillLevel N was grade N")
+
+    def test_node_budget(self):
+        self.assertEqual(node_budget(0), 128)
+        self.assertEqual(node_budget(1000), 8192)
+        self.assertEqual(node_budget(500), 1024)
+
+
+class Fit(unittest.TestCase):
+    def test_a_chain_recovers_its_steps(self):
+        # 76% is +200 Elo (to within 0.5), 50% is level: ratings 2800 - 200 and 2600 - 0.
+        games = [(2000, 1000, 76.0, 100), (1000, 0, 50.0, 100)]
+        rating = fit(games, 2800, 2000)
+        self.assertEqual(rating[2000], 2800)
+        self.assertAlmostEqual(rating[1000], 2800 - 200.0, delta=1.0)
+        self.assertAlmostEqual(rating[0], rating[1000], delta=1e-3)
+
+    def test_two_routes_meet_in_the_middle(self):
+        # 0 -> 2000 directly at +400 (about 91%), and through 1000 with two steps that sum
+        # to more: the fit settles between them.
+        games = [(2000, 0, 91.0, 100), (2000, 1000, 85.0, 100), (1000, 0, 85.0, 100)]
+        rating = fit(games, 3000, 2000)
+        direct = 3000 - rating[0]
+        self.assertGreater(direct, 400)
+        self.assertLess(direct, 2 * 301)
+
+    def test_unconnected_or_unbounded_grades_are_refused(self):
+        with self.assertRaisesRegex(Fatal, "no chain of games ties grade"):
+            fit([(2000, 1000, 60.0, 100), (500, 300, 60.0, 100)], 3000, 2000)
+        with self.assertRaisesRegex(Fatal, "no game was played at the anchored grade"):
+            fit([(500, 300, 60.0, 100)], 3000, 2000)
+        with self.assertRaisesRegex(Fatal, "won or lost every game"):
+            fit([(2000, 1000, 30.0, 30)], 3000, 2000)
+
+
+class Rising(unittest.TestCase):
+    def test_a_fall_is_pooled_by_weight(self):
+        points = [(0, 40.0, 100), (200, 95.0, 100), (400, 85.0, 300), (600, 300.0, 100)]
+        pool = pooled(points)
+        self.assertEqual([g for g, _, _ in pool], [0, 200, 400, 600])
+        self.assertAlmostEqual(pool[1][1], (95 + 3 * 85) / 4)
+        self.assertEqual(pool[1][1], pool[2][1])
+        self.assertEqual(curve_of(pool, 600), [(0, 40), (200, 88), (600, 300)],
+                         "only the lowest grade of a pool stays")
+
+    def test_full_strength_ends_the_curve(self):
+        pool = pooled([(0, 40.0, 10), (1900, 3100.0, 10), (2000, 3076.0, 10)])
+        self.assertEqual(curve_of(pool, 2000)[-1], (2000, 3088))
+        self.assertEqual(len(curve_of(pool, 2000)), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
