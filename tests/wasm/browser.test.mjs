@@ -1,6 +1,7 @@
 // The example page (wasm/example/) in headless Chromium: the engine in a module Web Worker, a few moves
 // of the engine against itself checked legal by tsshogi here in Node, the analysis display, the
-// nps in the browser, the ?engine= parameter, and a screenshot (target/wasm/screenshot.png).
+// nps in the browser, the ?engine= and ?preset= parameters (a strength level's options reach the
+// engine), and a screenshot (target/wasm/screenshot.png).
 //
 // node --test-reporter=spec browser.test.mjs   (HAYATE_WASM_DIR; HAYATE_CHROMIUM, else
 // /usr/bin/chromium; without a Chromium the test is skipped unless HAYATE_REQUIRE_BROWSER=1)
@@ -25,6 +26,10 @@ const BYOYOMI_MS = 300;
 const MOVETIME_MS = 3000;
 const FIRST_STOP_AFTER_MS = 300;
 const STOP_LIMIT_MS = 500;
+// The presets of the levels (wasm/js/manifest.mjs): level 0 stops its search at about 128 nodes
+// (docs/options.md, "Strength levels"); at full strength a second is some hundred thousand.
+const BEGINNER = { id: "hayate-beginner-v1", level: 0, nodeLimit: 2000 };
+const CLUB = { id: "hayate-club-v1", level: 10 };
 
 function report(text) {
   console.log(`# measured: ${text}`);
@@ -61,6 +66,17 @@ function display(page) {
       ]),
     ),
   );
+}
+
+/** Checks that `preset`'s values were sent as `setoption` lines before `isready`. */
+async function assertPresetSent(page, preset) {
+  const sent = await page.evaluate(() => window.hayatePage.sent);
+  const ready = sent.indexOf("isready");
+  assert.ok(ready > 0, "isready sent");
+  for (const [name, value] of Object.entries(preset.values || {})) {
+    const at = sent.indexOf(`setoption name ${name} value ${value}`);
+    assert.ok(at >= 0 && at < ready, `setoption name ${name} value ${value} before isready`);
+  }
 }
 
 /** Opens the page with `query`, collecting its errors; waits for `state` (default "ready"). */
@@ -119,6 +135,11 @@ if (!CHROMIUM && REQUIRED) {
         (await main.page.textContent("#engine-url")).endsWith("/target/wasm/hayate/"),
         "the default engine folder",
       );
+      // Without ?preset=, the manifest's first preset (full strength), as the list shows.
+      const [first] = readManifest(WASM_DIR).presets;
+      assert.equal(await main.page.evaluate(() => window.hayatePage.preset()), first.id);
+      assert.equal(await main.page.inputValue("#preset"), first.id);
+      await assertPresetSent(main.page, first);
     });
 
     it(`plays ${PLIES} plies against itself at byoyomi ${BYOYOMI_MS} ms, all legal`, async () => {
@@ -228,6 +249,45 @@ if (!CHROMIUM && REQUIRED) {
       assert.deepEqual(fresh.errors, []);
       await fresh.page.close();
       assert.ok(latency < STOP_LIMIT_MS, `${latency} ms`);
+    });
+
+    it(`plays at the level of ?preset=${BEGINNER.id}: a search of under ${BEGINNER.nodeLimit} nodes`, async () => {
+      const preset = readManifest(WASM_DIR).presets.find((p) => p.id === BEGINNER.id);
+      assert.ok(preset, `${BEGINNER.id} in the manifest`);
+      assert.equal(preset.values?.SkillLevel, BEGINNER.level);
+      const { page, errors } = await openPage(context, server.origin, `?preset=${BEGINNER.id}`);
+      assert.equal(await page.evaluate(() => window.hayatePage.preset()), BEGINNER.id);
+      assert.equal(await page.inputValue("#preset"), BEGINNER.id);
+      await assertPresetSent(page, preset);
+      await page.evaluate(() => window.hayatePage.send("position startpos"));
+      const { lines, ms } = await request(page, "go btime 0 wtime 0 byoyomi 1000", 10000);
+      const infos = lines.map(parseInfoLine).filter((info) => info?.nodes !== undefined);
+      assert.ok(infos.length > 0, "info lines with nodes");
+      const nodes = Math.max(...infos.map((info) => info.nodes));
+      const lines4 = Math.max(...infos.map((info) => info.multipv ?? 1));
+      report(
+        `browser, ${BEGINNER.id}: go byoyomi 1000 answered after ${ms.toFixed(0)} ms, ` +
+          `${nodes} nodes, depth ${infos.at(-1).depth}, ${lines4} lines; ${lines.at(-1)}`,
+      );
+      assert.ok(nodes < BEGINNER.nodeLimit, `${nodes} nodes at level ${BEGINNER.level}`);
+      // Up to level 15 a level searches four lines and plays one of them.
+      assert.equal(lines4, 4, "MultiPV 4 at a low level");
+      assert.equal(checkLine(STARTPOS, [parseBestmove(lines.at(-1)).move]), null);
+      // Another preset from the list: the page reloads with it.
+      await Promise.all([
+        page.waitForURL((url) => url.searchParams.get("preset") === CLUB.id),
+        page.selectOption("#preset", CLUB.id),
+      ]);
+      await page.waitForFunction(() => window.hayatePage?.state() === "ready", null, {
+        timeout: 60000,
+      });
+      assert.equal(await page.evaluate(() => window.hayatePage.preset()), CLUB.id);
+      await assertPresetSent(page, { values: { SkillLevel: CLUB.level } });
+      assert.deepEqual(errors, []);
+      const unknown = await openPage(context, server.origin, "?preset=no-such-preset", "failed");
+      assert.match(await unknown.page.textContent("#error"), /No preset no-such-preset/);
+      await page.close();
+      await unknown.page.close();
     });
 
     it("loads the engine named by ?engine=, and says so when there is none", async () => {

@@ -1,11 +1,15 @@
 // The example page: the engine in a Web Worker (engine-worker.js), its `id name`, a position to
 // analyse and the analysis as the engine thinks. The engine folder is `../../target/wasm/hayate/`
 // relative to this page (the repository's layout when the repository root is served), or the
-// `?engine=` query parameter, resolved against the page.
+// `?engine=` query parameter, resolved against the page. The engine plays at one of its
+// manifest's presets (the strength levels), as ShogiHome applies them: the preset's values as
+// `setoption` lines before `isready`. It is the `?preset=` query parameter's id, or the first;
+// choosing another in the list reloads the page with it.
 //
 // For scripts (and the browser test) the page exposes `window.hayatePage`: `send(line)` sends
-// a USI line as the buttons do, `lines` holds every line the engine printed, `errors` every
-// failure of the engine or the worker the page showed, `state()` the page's state.
+// a USI line as the buttons do, `lines` holds every line the engine printed, `sent` every line
+// sent to it, `errors` every failure of the engine or the worker the page showed, `state()` the
+// page's state and `preset()` the preset's id.
 
 const DEFAULT_ENGINE = "../../target/wasm/hayate/";
 const LOG_LINES = 300;
@@ -15,6 +19,7 @@ const elements = Object.fromEntries(
     "engine-name",
     "status",
     "controls",
+    "preset",
     "sfen",
     "analyse",
     "stop",
@@ -33,15 +38,19 @@ const elements = Object.fromEntries(
 
 const page = {
   lines: [],
+  sent: [],
   errors: [],
   send: (line) => sendLine(line),
   state: () => state,
+  preset: () => preset?.id ?? null,
 };
 window.hayatePage = page;
 
 /** loading -> handshake -> ready <-> thinking -> stopping -> ready; failed on an error. */
 let state = "loading";
 let manifest = null;
+// The manifest's preset the engine plays at (chosen when the manifest arrives).
+let preset = null;
 // A position to analyse once the search being stopped has answered.
 let pendingAnalysis = null;
 const logLines = [];
@@ -88,6 +97,7 @@ function log(prefix, line) {
 const worker = new Worker(new URL("engine-worker.js", import.meta.url), { type: "module" });
 
 function sendLine(line) {
+  page.sent.push(line);
   log(">", line);
   if (line === "go" || line.startsWith("go ")) {
     resetDisplay();
@@ -240,6 +250,36 @@ function showInfo(line) {
   }
 }
 
+// ---- The preset ------------------------------------------------------------------------------
+
+/** Picks the preset of `?preset=` (or the first) from the manifest and fills the list. */
+function choosePreset() {
+  const presets = manifest?.presets || [];
+  const requested = new URLSearchParams(location.search).get("preset");
+  preset = requested === null ? presets[0] : presets.find((p) => p.id === requested);
+  for (const { id, displayName } of presets) {
+    const item = document.createElement("option");
+    item.value = id;
+    item.textContent = `${displayName} (${id})`;
+    elements.preset.append(item);
+  }
+  if (!preset) {
+    const ids = presets.map((p) => p.id).join(", ");
+    showError(`No preset ${requested} in the engine's engine.json (it has ${ids || "none"}).`);
+    setState("failed", "failed");
+    worker.postMessage({ type: "terminate" });
+    return;
+  }
+  elements.preset.value = preset.id;
+  elements.preset.disabled = false;
+}
+
+elements.preset.addEventListener("change", () => {
+  const params = new URLSearchParams(location.search);
+  params.set("preset", elements.preset.value);
+  location.search = params.toString();
+});
+
 // ---- The engine's lines ----------------------------------------------------------------------
 
 function receive(line) {
@@ -248,7 +288,10 @@ function receive(line) {
   if (line.startsWith("id name ")) {
     elements["engine-name"].textContent = line.slice("id name ".length);
   } else if (line === "usiok") {
-    for (const [name, value] of Object.entries(manifest?.presets?.[0]?.values || {})) {
+    if (state === "failed") {
+      return;
+    }
+    for (const [name, value] of Object.entries(preset?.values || {})) {
       sendLine(`setoption name ${name} value ${value}`);
     }
     sendLine("isready");
@@ -276,6 +319,7 @@ worker.onmessage = (event) => {
   switch (message.type) {
     case "manifest":
       manifest = message.manifest;
+      choosePreset();
       break;
     case "receive":
       receive(message.line);
