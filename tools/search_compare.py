@@ -26,10 +26,12 @@ The summary (A's figures first, B's second):
   geometric mean over positions of nodes(d) / nodes(d - 1));
 - the EBF over a span: per position (nodes(D) / nodes(F)) ** (1 / (D - F)) from `--from-depth`
   F to the deepest depth both completed, geometric mean;
-- at equal nodes (budgets 10^3.5 .. in half decades): each engine's last iteration completed
-  within the budget, its nominal depth, the agreement of the two best moves, and how often each
-  engine's move is the reference move: the move both engines chose at their deepest iteration,
-  where they agree (positions where they do not have no reference);
+- at equal nodes (budgets 10^3.5 .. in half decades, over the positions where both searches went
+  past the budget): each engine's last iteration completed within the budget, its nominal depth,
+  the agreement of the two best moves, and how often each engine's move is the reference move:
+  the move both engines chose at their deepest iteration, where they agree (positions where they
+  do not have no reference); `only` counts the positions where one engine has it and the other
+  not (the discordant pairs of a sign test);
 - nodes to the reference move: the nodes at which an engine's best move became the reference
   move for good (geometric mean and median over the positions with a reference).
 
@@ -215,7 +217,7 @@ def summary(rows: list[dict], labels: tuple[str, str], from_depth: int) -> list[
     out += ["", (f"at equal nodes (the last iteration completed within the budget); reference: the move both "
                  f"chose at their deepest iteration, {len(ref)} positions"),
             (f"{'nodes':>10} {'pos':>4} {'depth ' + la:>13} {'depth ' + lb:>13} {'agree':>6} "
-             f"{'ref ' + la:>11} {'ref ' + lb:>11} {'refpos':>6}")]
+             f"{'ref ' + la:>11} {'ref ' + lb:>11} {'refpos':>6} {'only ' + la:>11} {'only ' + lb:>11}")]
     top_nodes = max((it.nodes for per in (a, b) for rows in per.values() for it in rows), default=0)
     k = 7  # 10^3.5
     while 10 ** (k / 2) <= top_nodes:
@@ -240,7 +242,9 @@ def summary(rows: list[dict], labels: tuple[str, str], from_depth: int) -> list[
             f"{statistics.mean(y.depth for _, _, y in pairs):>13.1f} "
             f"{pct(sum(1 for _, x, y in pairs if x.move == y.move), len(pairs)):>6} "
             f"{pct(sum(1 for p, x, _ in with_ref if x.move == ref[p]), len(with_ref)):>11} "
-            f"{pct(sum(1 for p, _, y in with_ref if y.move == ref[p]), len(with_ref)):>11} {len(with_ref):>6}")
+            f"{pct(sum(1 for p, _, y in with_ref if y.move == ref[p]), len(with_ref)):>11} {len(with_ref):>6} "
+            f"{sum(1 for p, x, y in with_ref if x.move == ref[p] != y.move):>11} "
+            f"{sum(1 for p, x, y in with_ref if y.move == ref[p] != x.move):>11}")
     settle = {la: [], lb: []}
     for p, move in ref.items():
         for lab, per in ((la, a), (lb, b)):

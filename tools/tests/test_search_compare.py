@@ -99,9 +99,20 @@ class Statistics(unittest.TestCase):
         # At 100,000 nodes: depth 2 for both, the moves agree on one position of two, and both
         # engines have the reference move (position 0's). Past 160,000 A's searches had ended.
         budgets = [line.split() for line in out if line.split()[:1] in (["31,622"], ["100,000"], ["316,227"])]
-        self.assertEqual(budgets, [["31,622", "2", "1.0", "1.0", "50%", "100%", "100%", "1"],
-                                   ["100,000", "2", "2.0", "2.0", "50%", "100%", "100%", "1"]])
+        self.assertEqual(budgets, [["31,622", "2", "1.0", "1.0", "50%", "100%", "100%", "1", "0", "0"],
+                                   ["100,000", "2", "2.0", "2.0", "50%", "100%", "100%", "1", "0", "0"]])
         self.assertIn("A geometric mean 10,000, median 10,000, B geometric mean 20,000", text)
+
+    def test_discordant_positions(self):
+        # Both end on r; at 31,622 nodes only B has it (A's depth 1 chose x), at 100,000 both.
+        rows = []
+        for engine, factor, moves in (("A", 1, "xrr"), ("B", 2, "rrr")):
+            for (d, n), move in zip(((1, 10000), (2, 40000), (3, 160000)), moves):
+                rows.append({"engine": engine, "position": "0", "depth": str(d), "seldepth": str(d), "nodes": str(n * factor),
+                             "time_ms": "1", "score": "0", "move": move})
+        budgets = [line.split() for line in summary(rows, ("A", "B"), 1) if line.split()[:1] in (["31,622"], ["100,000"])]
+        self.assertEqual([b[-2:] for b in budgets], [["0", "1"], ["0", "0"]])
+        self.assertEqual([b[5:7] for b in budgets], [["0%", "100%"], ["100%", "100%"]])
 
 
 if __name__ == "__main__":
