@@ -25,6 +25,9 @@ drop between the checker and the king after which cshogi's own df-pn proves the 
 `shortest` is what the solver says of its answer where it says it (Hayate's `info string ...
 proven shortest`); `-` where it does not say.
 
+The check cannot tell whether the defender resisted longest: a line shorter than the published
+length is marked `<` in the table (shtsume at its default `search_level 0` answers such lines).
+
 Output: one TSV row per solver and problem (`--out`, else stdout), then a table on stderr:
 plies, `*` where proven shortest, and seconds; `X` a wrong line, `-` no mate found in time.
 """
@@ -239,10 +242,12 @@ def solve(path: str, label: str, options: list[tuple[str, str]], problem: Proble
     return Answer("mate" if ok else "wrong", len(line), shortest, elapsed, why, line)
 
 
-def cell(a: Answer) -> str:
-    """A result in the printed table."""
+def cell(a: Answer, published: int = 0) -> str:
+    """A result in the printed table: `<` marks a line shorter than the published length (a
+    defender that does not resist longest: the check cannot see that)."""
     if a.status == "mate":
-        return f"{a.plies}{'*' if a.shortest == 'yes' else ''} {a.secs:.1f}s"
+        short = "<" if 0 < a.plies < published else ""
+        return f"{short}{a.plies}{'*' if a.shortest == 'yes' else ''} {a.secs:.1f}s"
     if a.status == "wrong":
         return f"X {a.plies}"
     return "-"
@@ -252,7 +257,7 @@ def print_table(problems: list[Problem], labels: list[str], results: dict[tuple[
     width = max([len(p.name) for p in problems] + [7])
     log(f"{'problem':<{width}} {'pub':>5}  " + "  ".join(f"{x:>14}" for x in labels))
     for p in problems:
-        cells = [cell(results[(x, p.name)]) if (x, p.name) in results else "" for x in labels]
+        cells = [cell(results[(x, p.name)], p.plies) if (x, p.name) in results else "" for x in labels]
         log(f"{p.name:<{width}} {p.plies or '?':>5}  " + "  ".join(f"{c:>14}" for c in cells))
 
 
@@ -283,7 +288,7 @@ def main(args: argparse.Namespace) -> int:
                 out.write("\t".join([name, p.name, str(p.plies), a.status, str(a.plies), a.shortest,
                                      f"{a.secs:.2f}", a.note.replace("\t", " "), " ".join(a.line)]) + "\n")
                 out.flush()
-                log(f"mate_peers: {p.name} {name}: {cell(a)} ({a.status}; {a.note})")
+                log(f"mate_peers: {p.name} {name}: {cell(a, p.plies)} ({a.status}; {a.note})")
     print_table(problems, labels, results)
     return 0
 

@@ -5,7 +5,7 @@ import os
 import tempfile
 import unittest
 
-from tools.mate_peers import check_line, parse_answer, read_problems, table_option
+from tools.mate_peers import Answer, cell, check_line, parse_answer, read_problems, table_option
 from tools.usi.engine import SpinOption
 
 # Black to move, a gold in hand, a pawn on 5c below the king on 5a: G*5b mates.
@@ -81,6 +81,16 @@ class Answers(unittest.TestCase):
         self.assertEqual(parse_answer(["checkmate timeout"])[0], "timeout")
         self.assertEqual(parse_answer(["checkmate notimplemented"])[0], "error")
         self.assertEqual(parse_answer([])[0], "error")
+
+
+class Table(unittest.TestCase):
+    def test_cells(self):
+        self.assertEqual(cell(Answer("mate", 29, "yes", 0.64, "mate", []), 29), "29* 0.6s")
+        self.assertEqual(cell(Answer("mate", 25, "-", 1.8, "mate", []), 29), "<25 1.8s",
+                         "shorter than published: the defender did not resist longest")
+        self.assertEqual(cell(Answer("mate", 45, "no", 60.1, "mate", []), 0), "45 60.1s")
+        self.assertEqual(cell(Answer("wrong", 7, "-", 1.0, "ply 3 ...", []), 9), "X 7")
+        self.assertEqual(cell(Answer("timeout", 0, "-", 60.0, "", []), 9), "-")
 
 
 class Setup(unittest.TestCase):
