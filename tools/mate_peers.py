@@ -298,7 +298,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python3 -m tools.mate_peers", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--solver", action="append", default=[], help="NAME=PATH of a USI solver (repeat)")
-    p.add_argument("--problems", nargs="+", default=["tests/data/mate.tsv", "tests/data/mate_suite.tsv"],
+    p.add_argument("--problems", nargs="+", default=["tests/data/mate.tsv", "tests/data/mate_suite.tsv", "tests/data/mate_hard.tsv"],
                    help="problem files (TSV: name, sfen, mate_plies)")
     p.add_argument("--names", nargs="*", default=[], help="keep the problems whose name holds one of these")
     p.add_argument("--exclude", nargs="*", default=[], help="leave out the problems whose name holds one of these")
