@@ -13,7 +13,7 @@ MATSURI    := l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5
 
 .PHONY: all build run test check fmt lint unit test-portable perft-full bench bench-perft \
         bench-attacks bench-peers bench-search clean test-export test-trainer train fuzz windows test-windows \
-        spsa clock-games tools-venv test-tools test-python lint-python ledger-check bench-mate \
+        spsa clock-games tools-venv test-tools test-python lint-python ledger-check bench-mate mate-peers \
         data records-check layers-check
 
 all: build
@@ -230,6 +230,15 @@ tools-venv: $(TOOLS_VENV)/.installed
 ## against scripted fake engines; a few seconds). In `make test`.
 test-tools: $(TOOLS_VENV)/.installed
 	$(TOOLS_VENV)/bin/python -m unittest discover --start-directory tools --top-level-directory .
+
+## `go mate` side by side with other USI mate solvers (tools/mate_peers.py): every problem through
+## each solver with the same time limit and table size (2 GiB), one thread, a fresh process each,
+## every line checked with cshogi; a TSV and a table. The peers are built outside the repository
+## (docs/records/mate.md names them), e.g. make mate-peers MATE_PEERS_ARGS="--solver
+## kh=/work/anchors/bin/KomoringHeights --names LONG_maou_29 --secs 60". Not part of `make test`.
+MATE_PEERS_ARGS ?=
+mate-peers: build $(TOOLS_VENV)/.installed
+	$(TOOLS_VENV)/bin/python -m tools.mate_peers --solver hayate=$(ENGINE) $(MATE_PEERS_ARGS)
 
 ## SPSA tuning of the search parameters by self-play (tools/spsa, tools/spsa/README.md): builds
 ## the `tune` engine into target/tune (search parameters as USI options) and runs the driver

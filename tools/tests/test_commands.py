@@ -23,7 +23,7 @@ class Commands(unittest.TestCase):
         # spsa and clock import the shared USI package (tools.usi) at start-up; the usage line
         # names the command that runs them.
         for tool in ("spsa", "clock", "pool_match_logs", "unplayed_openings", "label_budget", "records", "ledger",
-                     "nnue_nps", "search_compare"):
+                     "nnue_nps", "search_compare", "mate_peers", "level_curve"):
             with self.subTest(tool=tool):
                 r = run(f"tools.{tool}", "--help")
                 self.assertEqual(r.returncode, 0, r.stderr)
