@@ -19,15 +19,16 @@
 //! bounds it too); a map that would outgrow that ends the walk with an error, and the line then
 //! comes from elsewhere (see `mate/mod.rs`).
 
-use super::dfpn::{Budget, Search};
+use super::dfpn::{Budget, Search, POLL_INTERVAL};
 use super::movegen;
 use crate::position::MoveList;
 use crate::types::Move;
 use std::collections::HashMap;
 
 /// Verifies the proof tree of the current position within `plies`; returns the line (see the
-/// module docs). `budget` bounds the searches that re-prove nodes the table has lost; `limit`
-/// the positions the audit may visit; `max_bytes` the memory of its map.
+/// module docs). `budget` bounds the searches that re-prove nodes the table has lost, and its
+/// deadline and stop flag the walk itself; `limit` the positions the audit may visit;
+/// `max_bytes` the memory of its map.
 pub(crate) fn line(
     s: &mut Search,
     plies: u16,
@@ -143,10 +144,16 @@ struct Audit {
 }
 
 impl Audit {
-    fn visit(&mut self) -> Result<(), String> {
+    fn visit(&mut self, s: &Search) -> Result<(), String> {
         self.visited += 1;
         if self.visited > self.limit {
             return self.end(format!("audit limit of {} positions reached", self.limit));
+        }
+        // The first position too: a walk begun past the deadline ends at once.
+        if (self.visited == 1 || self.visited.is_multiple_of(POLL_INTERVAL))
+            && s.walk_limits_reached(&self.budget)
+        {
+            return self.end("the deadline or a stop came before the walk's end".to_string());
         }
         Ok(())
     }
@@ -180,7 +187,7 @@ impl Audit {
 
     /// An attacker node: some check must lead to a verified defender node.
     fn attacker(&mut self, s: &mut Search, plies: u16) -> Result<u16, String> {
-        self.visit()?;
+        self.visit(s)?;
         let key = s.pos.key();
         if let Some(n) = self.nodes.get(&key) {
             if n.len <= plies {
@@ -243,7 +250,7 @@ impl Audit {
 
     /// A defender node: every legal reply must lead to a verified attacker node.
     fn defender(&mut self, s: &mut Search, plies: u16) -> Result<u16, String> {
-        self.visit()?;
+        self.visit(s)?;
         let replies = MoveList::legal(&s.pos, true);
         if replies.is_empty() {
             return if s.pos.in_check() { Ok(0) } else { Err("no legal move but not in check".to_string()) };
@@ -312,7 +319,8 @@ mod tests {
     use crate::mate::dfpn::MAX_DEPTH;
     use crate::mate::table::Table;
     use crate::position::Position;
-    use std::sync::atomic::AtomicBool;
+    use crate::sys::time::Instant;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     /// Shogi Zuko No. 7 (13 plies): a proof tree of a few dozen attacker positions.
     const ZUKOU_7: &str = "1nkg5/2s6/3rp4/1B7/r8/1PN6/9/9/9 b BG3SN2gn4l16p 1";
@@ -334,5 +342,25 @@ mod tests {
         let walk = Budget { nodes: s.nodes + 2_000_000, ..budget };
         let e = line(&mut s, v.len, walk, 1_000_000, map_bytes(3)).unwrap_err();
         assert!(e.contains("more than the table's"), "{e}");
+    }
+    #[test]
+    fn the_walk_ends_at_the_deadline_or_a_stop() {
+        let mut table = Table::try_new(256).unwrap();
+        let stop = AtomicBool::new(false);
+        let budget = Budget { nodes: 5_000_000, deadline: None, use_stop: false };
+        let mut s = Search::new(Position::from_sfen(ZUKOU_7).unwrap(), &mut table, budget, &stop);
+        let v = s.run(MAX_DEPTH);
+        assert!(v.is_proven());
+        let bytes = s.tt.bytes();
+        let walk = Budget { nodes: s.nodes + 2_000_000, ..budget };
+        // A deadline already passed: the walk ends at its first position, with the reason.
+        let late = Budget { deadline: Some(Instant::now()), ..walk };
+        let e = line(&mut s, v.len, late, 1_000_000, bytes).unwrap_err();
+        assert!(e.contains("deadline or a stop"), "{e}");
+        // A stop ends it where the walk heeds the flag, and only there.
+        stop.store(true, Ordering::Relaxed);
+        assert!(line(&mut s, v.len, walk, 1_000_000, bytes).is_ok());
+        let e = line(&mut s, v.len, Budget { use_stop: true, ..walk }, 1_000_000, bytes).unwrap_err();
+        assert!(e.contains("deadline or a stop"), "{e}");
     }
 }

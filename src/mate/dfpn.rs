@@ -94,7 +94,7 @@ impl Stop for AtomicBool {
 
 /// Nodes between looks at the budget and the stop flag. On WebAssembly the look is also where the
 /// solver hands control to its host (see [`Stop`]), so it comes more often there.
-const POLL_INTERVAL: u64 = if cfg!(target_family = "wasm") { 64 } else { 1024 };
+pub(crate) const POLL_INTERVAL: u64 = if cfg!(target_family = "wasm") { 64 } else { 1024 };
 
 /// The remaining depth of an unlimited search (and the deepest line it follows).
 pub(crate) const MAX_DEPTH: u16 = 2000;
@@ -469,6 +469,16 @@ impl<'a> Search<'a> {
         {
             self.aborted = true;
         }
+    }
+
+    /// For a walk over the table (not a search): gives the host its turn where it has no
+    /// threads, and tells whether `budget`'s deadline has passed or, where it heeds the stop
+    /// flag, a stop came. Call it every [`POLL_INTERVAL`] positions walked.
+    pub fn walk_limits_reached(&self, budget: &Budget) -> bool {
+        if crate::sys::host_yield::pause_if_due() {
+            self.stop.resumed();
+        }
+        (budget.use_stop && self.stop.stopped()) || budget.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Searches the current position (the line to it already on `path`) until it is proven or

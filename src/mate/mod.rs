@@ -71,9 +71,12 @@ use table::{Table, UNLIMITED};
 pub const SHORTEN_FACTOR: u64 = 4;
 /// ... and at least this many nodes.
 pub const SHORTEN_MIN: u64 = 2_000_000;
-/// Nodes a line extraction may spend re-proving positions the table lost (the stop flag and the
-/// deadline do not cut it short). The line of the first proof is taken right after it, while the
-/// table holds it all, and kept in case the line of a shorter mate cannot be walked.
+/// Nodes a line extraction may spend re-proving positions the table lost. The walk of the proof
+/// tree ends at the deadline or a stop like the search (a tree of millions of positions takes
+/// seconds: `go mate` answers on time); the line read from the table alone, its fallback, does
+/// not, so that a proven mate always has a line. The line of the first proof is taken right
+/// after it, while the table holds it all, and kept in case the line of a shorter mate cannot
+/// be walked.
 const LINE_NODES: u64 = 2_000_000;
 /// Positions the walk of the proof tree for the line may visit (a bound on its time; its memory
 /// is bounded by the table's size, see `audit.rs`).
@@ -286,13 +289,14 @@ fn solve_with(
     // shorter mate found later cannot be walked within its budget. (If even this tree is too
     // big to walk, a single line read from the table, whose defender moves may not resist
     // longest.)
-    let walk = Budget { nodes: s.nodes.saturating_add(LINE_NODES), deadline: None, use_stop: false };
+    let walk = Budget { nodes: s.nodes.saturating_add(LINE_NODES), ..budget };
+    let read = Budget { deadline: None, use_stop: false, ..walk };
     // (moves, whether they come from the verified tree)
     // The walk's map may take as much memory as the table (see `audit.rs`).
     let audit_bytes = s.tt.bytes();
     let first = match audit::line(&mut s, v.len, walk, AUDIT_POSITIONS, audit_bytes) {
         Ok(moves) => Some((moves, true)),
-        Err(_) => pv::extract(&mut s, v.len, walk).map(|moves| (moves, false)),
+        Err(_) => pv::extract(&mut s, v.len, read).map(|moves| (moves, false)),
     }
     .filter(|(moves, _)| verify_line(&root, moves).is_ok());
 
