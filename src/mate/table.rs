@@ -40,7 +40,7 @@
 //!
 //! Only the search thread touches the table, so there is no synchronisation.
 
-use crate::sys::large_pages::advise_large_pages;
+use crate::sys::large_pages::{LargeSlice, ZeroValid};
 use crate::sys::prefetch::prefetch;
 use crate::types::{Hand, Move};
 
@@ -88,6 +88,10 @@ const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(128))]
 struct Cluster([Entry; WAYS]);
+
+// SAFETY: an entry is integers, a `Hand` (a `u32`) and `bool`s: all-zero bytes are a valid
+// cluster, the default one (every entry unused).
+unsafe impl ZeroValid for Cluster {}
 
 /// A disproof that rests on positions of the line it was found on (see `dfpn.rs`): it holds
 /// again wherever the line down to its deepest such position is the same.
@@ -146,7 +150,7 @@ pub(crate) struct Probe {
 }
 
 pub(crate) struct Table {
-    clusters: Vec<Cluster>,
+    clusters: LargeSlice<Cluster>,
     /// Disproofs resting on the current line, one slot per board key (the newest wins): a
     /// [`REP_SHARE`]th of the table's memory.
     reps: Vec<RepEntry>,
@@ -177,11 +181,9 @@ impl Table {
         let mut reps = Vec::new();
         reps.try_reserve_exact(r).ok()?;
         reps.resize(r, RepEntry::default());
-        let mut clusters = Vec::new();
-        clusters.try_reserve_exact(n).ok()?;
-        // Advise before the first write, so that the pages are backed huge from the start.
-        advise_large_pages(clusters.spare_capacity_mut());
-        clusters.resize(n, Cluster::default());
+        // Zeroed by the system as the search first touches each page: a `go mate` with a time
+        // limit does not wait seconds for a table of gigabytes to be written first.
+        let clusters = LargeSlice::try_zeroed_lazily(n)?;
         let high = (n * WAYS * GC_HIGH_PERMILLE / 1000).max(1);
         Some(Table { clusters, reps, used: 0, high, generation: 0, collections: 0 })
     }
