@@ -89,23 +89,11 @@ def info_figures(line: str) -> tuple[int, int] | None:
 def search(engine: UsiEngine, position: str, go: str, timeout: float) -> Search:
     """One search from cleared tables; its last reported nodes and time, and the wall clock from
     `go` to `bestmove`."""
-    engine.sync(timeout)
-    engine.send("usinewgame")
-    engine.send(position)
-    engine.send(go)
-    sent = time.monotonic()
-    deadline = sent + timeout
-    last = None
-    while True:
-        at, line = engine.read_line_timed(deadline)
-        if line.startswith("bestmove"):
-            break
-        figures = info_figures(line)
-        if figures is not None:
-            last = figures
-    if last is None:
-        raise Fatal(f"{engine.label}: `{line}` came with no `info ... nodes N ... time T` line for {position}")
-    return Search(last[0], last[1], at - sent)
+    lines, wall = engine.fresh_search_timed(position, go, timeout)
+    figures = [f for f in map(info_figures, lines[:-1]) if f is not None]
+    if not figures:
+        raise Fatal(f"{engine.label}: `{lines[-1]}` came with no `info ... nodes N ... time T` line for {position}")
+    return Search(figures[-1][0], figures[-1][1], wall)
 
 
 def read_positions(count: int) -> list[str]:

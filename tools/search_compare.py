@@ -47,7 +47,6 @@ import contextlib
 import math
 import statistics
 import sys
-import time
 from dataclasses import dataclass
 
 from tools.cli import Fatal, log, parse_options, run_cli
@@ -289,22 +288,6 @@ def start_engines(args: argparse.Namespace) -> tuple[UsiEngine, UsiEngine]:
     return engines[0], engines[1]
 
 
-def search(engine: UsiEngine, position: str, go: str, timeout: float) -> tuple[list[str], float]:
-    """One search from cleared tables: its lines (`bestmove` last) and the wall time from `go`."""
-    engine.sync(timeout)
-    engine.send("usinewgame")
-    engine.send(position)
-    engine.send(go)
-    sent = time.monotonic()
-    deadline = sent + timeout
-    lines = []
-    while True:
-        at, line = engine.read_line_timed(deadline)
-        lines.append(line)
-        if line.startswith("bestmove"):
-            return lines, at - sent
-
-
 def run_depth(args: argparse.Namespace) -> int:
     positions = read_positions(args.positions, args.count)
     a, b = start_engines(args)
@@ -317,7 +300,7 @@ def run_depth(args: argparse.Namespace) -> int:
             for i, position in enumerate(positions):
                 for e in (a, b):
                     try:
-                        lines, wall = search(e, position, f"go depth {args.depth}", args.timeout)
+                        lines, wall = e.fresh_search_timed(position, f"go depth {args.depth}", args.timeout)
                     except EngineError as err:
                         raise Fatal(f"{err} (position {i})") from None
                     its = iterations(lines, scales[e.label])
@@ -366,7 +349,7 @@ def run_clock(args: argparse.Namespace) -> int:
         for i, position in enumerate(positions):
             for e in (a, b):
                 try:
-                    lines, wall = search(e, position, args.go, args.timeout)
+                    lines, wall = e.fresh_search_timed(position, args.go, args.timeout)
                 except EngineError as err:
                     raise Fatal(f"{err} (position {i})") from None
                 its = iterations(lines)

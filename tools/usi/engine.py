@@ -201,15 +201,23 @@ class UsiEngine:
         """Searches `position` (a `position ...` command) from empty tables (`isready`, then
         `usinewgame`) with `go`; returns the lines it printed, `bestmove` last. EngineTimeout if
         that does not come within `timeout` seconds."""
+        return self.fresh_search_timed(position, go, timeout)[0]
+
+    def fresh_search_timed(self, position: str, go: str, timeout: float) -> tuple[list[str], float]:
+        """[`fresh_search`], and the seconds from `go` to `bestmove` (as the reader thread got it
+        from the pipe)."""
         self.sync()
         self.send("usinewgame")
         self.send(position)
         self.send(go)
-        deadline = time.monotonic() + timeout
+        sent = time.monotonic()
+        deadline = sent + timeout
         lines = []
-        while not lines or not lines[-1].startswith("bestmove"):
-            lines.append(self.read_line(deadline))
-        return lines
+        while True:
+            at, line = self.read_line_timed(deadline)
+            lines.append(line)
+            if line.startswith("bestmove"):
+                return lines, at - sent
 
     def best_move(self, position: str, go: str, timeout: float) -> str:
         """Sends `position ...` and `go ...`; returns the move word after `bestmove` (a USI move,
