@@ -325,42 +325,45 @@ mod tests {
     /// Shogi Zuko No. 7 (13 plies): a proof tree of a few dozen attacker positions.
     const ZUKOU_7: &str = "1nkg5/2s6/3rp4/1B7/r8/1PN6/9/9/9 b BG3SN2gn4l16p 1";
 
+    /// Zuko No. 7 proven from an empty table, then `check` given the search, the proof's length,
+    /// the table's bytes, a walk's budget (2 M nodes for re-proving beyond those searched) and the
+    /// stop flag.
+    fn with_zukou_7_proven(check: impl FnOnce(&mut Search, u16, usize, Budget, &AtomicBool)) {
+        let mut table = Table::try_new(256).unwrap();
+        let stop = AtomicBool::new(false);
+        let budget = Budget { nodes: 5_000_000, deadline: None, use_stop: false };
+        let mut s = Search::new(Position::from_sfen(ZUKOU_7).unwrap(), &mut table, budget, &stop);
+        let v = s.run(MAX_DEPTH);
+        assert!(v.is_proven());
+        let bytes = s.tt.bytes();
+        let walk = Budget { nodes: s.nodes + 2_000_000, ..budget };
+        check(&mut s, v.len, bytes, walk, &stop);
+    }
+
     #[test]
     fn the_walk_keeps_within_its_memory() {
-        let mut table = Table::try_new(256).unwrap();
-        let stop = AtomicBool::new(false);
-        let budget = Budget { nodes: 5_000_000, deadline: None, use_stop: false };
-        let mut s = Search::new(Position::from_sfen(ZUKOU_7).unwrap(), &mut table, budget, &stop);
-        let v = s.run(MAX_DEPTH);
-        assert!(v.is_proven());
-        let bytes = s.tt.bytes();
-        // Nodes for re-proving what the table lost, beyond those already searched.
-        let walk = Budget { nodes: s.nodes + 2_000_000, ..budget };
-        let moves = line(&mut s, v.len, walk, 1_000_000, bytes).unwrap();
-        assert!(moves.len() >= 13 && moves.len() % 2 == 1 && moves.len() <= v.len as usize);
-        // A map allowed less than its second growth stops the walk, with the reason.
-        let walk = Budget { nodes: s.nodes + 2_000_000, ..budget };
-        let e = line(&mut s, v.len, walk, 1_000_000, map_bytes(3)).unwrap_err();
-        assert!(e.contains("more than the table's"), "{e}");
+        with_zukou_7_proven(|s, len, bytes, walk, _| {
+            let moves = line(s, len, walk, 1_000_000, bytes).unwrap();
+            assert!(moves.len() >= 13 && moves.len() % 2 == 1 && moves.len() <= len as usize);
+            // A map allowed less than its second growth stops the walk, with the reason.
+            let walk = Budget { nodes: s.nodes + 2_000_000, ..walk };
+            let e = line(s, len, walk, 1_000_000, map_bytes(3)).unwrap_err();
+            assert!(e.contains("more than the table's"), "{e}");
+        });
     }
+
     #[test]
     fn the_walk_ends_at_the_deadline_or_a_stop() {
-        let mut table = Table::try_new(256).unwrap();
-        let stop = AtomicBool::new(false);
-        let budget = Budget { nodes: 5_000_000, deadline: None, use_stop: false };
-        let mut s = Search::new(Position::from_sfen(ZUKOU_7).unwrap(), &mut table, budget, &stop);
-        let v = s.run(MAX_DEPTH);
-        assert!(v.is_proven());
-        let bytes = s.tt.bytes();
-        let walk = Budget { nodes: s.nodes + 2_000_000, ..budget };
-        // A deadline already passed: the walk ends at its first position, with the reason.
-        let late = Budget { deadline: Some(Instant::now()), ..walk };
-        let e = line(&mut s, v.len, late, 1_000_000, bytes).unwrap_err();
-        assert!(e.contains("deadline or a stop"), "{e}");
-        // A stop ends it where the walk heeds the flag, and only there.
-        stop.store(true, Ordering::Relaxed);
-        assert!(line(&mut s, v.len, walk, 1_000_000, bytes).is_ok());
-        let e = line(&mut s, v.len, Budget { use_stop: true, ..walk }, 1_000_000, bytes).unwrap_err();
-        assert!(e.contains("deadline or a stop"), "{e}");
+        with_zukou_7_proven(|s, len, bytes, walk, stop| {
+            // A deadline already passed: the walk ends at its first position, with the reason.
+            let late = Budget { deadline: Some(Instant::now()), ..walk };
+            let e = line(s, len, late, 1_000_000, bytes).unwrap_err();
+            assert!(e.contains("deadline or a stop"), "{e}");
+            // A stop ends it where the walk heeds the flag, and only there.
+            stop.store(true, Ordering::Relaxed);
+            assert!(line(s, len, walk, 1_000_000, bytes).is_ok());
+            let e = line(s, len, Budget { use_stop: true, ..walk }, 1_000_000, bytes).unwrap_err();
+            assert!(e.contains("deadline or a stop"), "{e}");
+        });
     }
 }
