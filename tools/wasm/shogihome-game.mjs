@@ -14,14 +14,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { optionIn, playwright, repo } from "./cli.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
+const option = (name, fallback) => optionIn(args, name, fallback);
 const url = args[0];
 if (!url || url.startsWith("--")) {
   console.error(
@@ -35,10 +31,7 @@ const plies = Number(option("--plies", "10"));
 const out = path.resolve(option("--out", path.join(repo, "target", "wasm", "shogihome-game.png")));
 const chromiumPath = option("--chromium", "/usr/bin/chromium");
 
-const { chromium } = await import(
-  pathToFileURL(path.join(repo, "tests", "wasm", "node_modules", "playwright-core", "index.mjs"))
-    .href
-);
+const { chromium } = await playwright();
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), "hayate-shogihome-"));
 const browser = await chromium.launchPersistentContext(profile, {
   executablePath: chromiumPath,

@@ -7,14 +7,11 @@
 //   node tools/wasm/speed.mjs NATIVE_BINARY [--rounds N] [--engine DIR] [--chromium PATH]
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import { optionIn, playwright, repo } from "./cli.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
+const option = (name, fallback) => optionIn(args, name, fallback);
 const native = args[0];
 if (!native || native.startsWith("--")) {
   console.error("usage: node tools/wasm/speed.mjs NATIVE_BINARY [--rounds N] [--engine DIR] [--chromium PATH]");
@@ -52,9 +49,7 @@ async function benchNode() {
 }
 
 async function browserBench() {
-  const { chromium } = await import(
-    pathToFileURL(path.join(repo, "tests", "wasm", "node_modules", "playwright-core", "index.mjs")).href
-  );
+  const { chromium } = await playwright();
   const { startServer } = await import(pathToFileURL(path.join(repo, "tests", "wasm", "lib", "static-server.mjs")).href);
   const server = await startServer({ "/wasm/example/": path.join(repo, "wasm", "example"), "/target/wasm/hayate/": dir });
   const browser = await chromium.launch({ executablePath: chromiumPath, headless: true });
