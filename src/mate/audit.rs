@@ -150,8 +150,7 @@ impl Audit {
             return self.end(format!("audit limit of {} positions reached", self.limit));
         }
         // The first position too: a walk begun past the deadline ends at once.
-        if (self.visited == 1 || self.visited.is_multiple_of(POLL_INTERVAL))
-            && s.walk_limits_reached(&self.budget)
+        if (self.visited == 1 || self.visited.is_multiple_of(POLL_INTERVAL)) && s.limits_reached(&self.budget)
         {
             return self.end("the deadline or a stop came before the walk's end".to_string());
         }

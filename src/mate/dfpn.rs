@@ -460,21 +460,16 @@ impl<'a> Search<'a> {
     }
 
     fn poll(&mut self) {
-        if crate::sys::host_yield::pause_if_due() {
-            self.stop.resumed();
-        }
-        if self.nodes >= self.budget.nodes
-            || (self.budget.use_stop && self.stop.stopped())
-            || self.budget.deadline.is_some_and(|d| Instant::now() >= d)
-        {
+        let limits_reached = self.limits_reached(&self.budget);
+        if self.nodes >= self.budget.nodes || limits_reached {
             self.aborted = true;
         }
     }
 
-    /// For a walk over the table (not a search): gives the host its turn where it has no
-    /// threads, and tells whether `budget`'s deadline has passed or, where it heeds the stop
-    /// flag, a stop came. Call it every [`POLL_INTERVAL`] positions walked.
-    pub fn walk_limits_reached(&self, budget: &Budget) -> bool {
+    /// Gives the host its turn where it has no threads, and tells whether `budget`'s deadline
+    /// has passed or, where it heeds the stop flag, a stop came: the search's look every
+    /// [`POLL_INTERVAL`] nodes, and a walk's over the table every as many positions.
+    pub fn limits_reached(&self, budget: &Budget) -> bool {
         if crate::sys::host_yield::pause_if_due() {
             self.stop.resumed();
         }
