@@ -5,12 +5,15 @@
 Each run names its build (the ledger's `commits`) and each side's `SkillLevel`. A side's grade
 (hundredths, as src/search/skill.rs counts them) is what that build made of its level: in a build
 whose skill.rs has no `CURVE`, `SkillLevel` N was grade N; otherwise the level's rating, evenly
-spaced between the curve's ends, read back through the curve as skill.rs does it. Every grade
-that played is one player; their ratings are the maximum-likelihood fit of all the runs' games
+spaced between the curve's ends, read back through the curve as skill.rs does it. The build's
+`LINES` (or, before it, its one threshold) says how many lines that grade searched. Every grade
+and line count that played is one player; their ratings are the maximum-likelihood fit of all the runs' games
 (a draw is half a win), with full strength held at `--anchor` (gpsshogi at one second a move is
 2800 on this scale, and full strength is +275.5 over it: R0068). A curve must rise with the
 grade, so where a grade fits below a lower one the two are pooled (pool-adjacent violators,
-weighted by games played) and only the lowest grade of a pool stays on the curve.
+weighted by games played) and only the lowest grade of a pool stays on the curve. Only the
+players that search as many lines as the repository's skill.rs would at their grade make the
+curve; the others are fitted (they tie the chain together) and listed.
 
 It prints each grade's fitted and pooled rating with its games, the curve as skill.rs writes it,
 and the twenty levels evenly spaced on that curve: each one's rating, grade and node budget.
@@ -51,6 +54,35 @@ def parse_curve(source: str) -> list[tuple[int, int]] | None:
     return points
 
 
+def parse_lines(source: str) -> list[tuple[float, int]]:
+    """A skill.rs's rule for the lines a grade searches: (least temperature, lines), first match.
+    Before `LINES` a build had one threshold (four lines at or above it, else one); before that,
+    four lines at every grade below full strength."""
+    m = re.search(r"pub const LINES: \[\(f64, usize\); \d+\] = \[(.*?)\];", source, re.DOTALL)
+    if m:
+        rows = [(float(t), int(n)) for t, n in re.findall(r"\(\s*(-?[\d.]+)\s*,\s*(\d+)\s*\)", m.group(1))]
+        if not rows:
+            raise Fatal("skill.rs's LINES has no row this tool can read")
+        return rows
+    m = re.search(r"const LEAST_TEMPERATURE_TO_CHOOSE: f64 = ([\d.]+);", source)
+    if m:
+        return [(float(m.group(1)), 4), (0.0, 1)]
+    return [(0.0, 4)]
+
+
+def temperature(grade: int) -> float:
+    """The choice's temperature at `grade` (skill.rs: 300 (1 - g/20)^2)."""
+    return 300.0 * (1 - grade / (100 * FULL_LEVEL)) ** 2
+
+
+def lines_at(rule: list[tuple[float, int]], grade: int) -> int:
+    """The lines a build with `rule` searches at `grade` (one at full strength)."""
+    if grade >= 100 * FULL_LEVEL:
+        return 1
+    t = temperature(grade)
+    return next((n for least, n in rule if t >= least), 1)
+
+
 def level_elo(curve: list[tuple[int, int]], level: int) -> int:
     lo, hi = curve[0][1], curve[-1][1]
     return lo + (hi - lo) * min(level, FULL_LEVEL) // FULL_LEVEL
@@ -79,12 +111,15 @@ def node_budget(grade: int) -> int:
 # The fit.
 
 
-def fit(games: list[tuple[int, int, float, int]], anchor: int, anchored: int) -> dict[int, float]:
-    """The ratings of the players (grades) of `games`, (a, b, a's score, games) each, that make
-    the games likeliest, with player `anchored` held at `anchor`."""
+Player = tuple[int, int]  # (grade in hundredths, lines searched)
+
+
+def fit(games: list[tuple[Player, Player, float, int]], anchor: int, anchored: Player) -> dict[Player, float]:
+    """The ratings of the players of `games`, (a, b, a's score, games) each, that make the games
+    likeliest, with player `anchored` held at `anchor`."""
     players = sorted({p for a, b, _, _ in games for p in (a, b)})
     if anchored not in players:
-        raise Fatal(f"no game was played at the anchored grade {anchored}")
+        raise Fatal(f"no game was played by the anchored player {name(anchored)}")
     reached, frontier = {anchored}, [anchored]
     while frontier:
         p = frontier.pop()
@@ -94,8 +129,8 @@ def fit(games: list[tuple[int, int, float, int]], anchor: int, anchored: int) ->
                     reached.add(q)
                     frontier.append(q)
     if len(reached) < len(players):
-        apart = ", ".join(f"{p / 100:.2f}" for p in players if p not in reached)
-        raise Fatal(f"no chain of games ties grade(s) {apart} to full strength")
+        apart = ", ".join(name(p) for p in players if p not in reached)
+        raise Fatal(f"no chain of games ties {apart} to full strength")
     rating = {p: float(anchor) for p in players}
     for _ in range(20000):
         largest = 0.0
@@ -117,8 +152,13 @@ def fit(games: list[tuple[int, int, float, int]], anchor: int, anchored: int) ->
             largest = max(largest, abs(step))
         if largest < 1e-6:
             return rating
-    unbounded = [p for p in players if abs(rating[p] - anchor) > 10000]
-    raise Fatal(f"the games do not bound the rating of grade(s) {unbounded or players}: a side won or lost every game")
+    unbounded = [name(p) for p in players if abs(rating[p] - anchor) > 10000] or [name(p) for p in players]
+    raise Fatal(f"the games do not bound the rating of {', '.join(unbounded)}: a side won or lost every game")
+
+
+def name(player: Player) -> str:
+    grade, lines = player
+    return f"grade {grade / 100:.2f} ({lines} line{'s' if lines > 1 else ''})"
 
 
 def pooled(points: list[tuple[int, float, int]]) -> list[tuple[int, float, int]]:
@@ -151,6 +191,14 @@ def curve_of(pool: list[tuple[int, float, int]], full: int) -> list[tuple[int, i
 # The ledger's runs.
 
 
+def build_source(root: Path, commit: str) -> str:
+    try:
+        return subprocess.run(["git", "-C", str(root), "show", f"{commit}:src/search/skill.rs"],
+                              check=True, capture_output=True, text=True).stdout
+    except subprocess.CalledProcessError as e:
+        raise Fatal(f"cannot read src/search/skill.rs at {commit}: {e.stderr.strip()}") from None
+
+
 def sides(row: dict[str, str]) -> tuple[int, int]:
     """Both sides' `SkillLevel` (20, full strength, where a side sets none)."""
     levels = []
@@ -163,27 +211,20 @@ def sides(row: dict[str, str]) -> tuple[int, int]:
     return levels[0], levels[1]
 
 
-def build_curve(root: Path, commit: str) -> list[tuple[int, int]] | None:
-    try:
-        source = subprocess.run(["git", "-C", str(root), "show", f"{commit}:src/search/skill.rs"],
-                                check=True, capture_output=True, text=True).stdout
-    except subprocess.CalledProcessError as e:
-        raise Fatal(f"cannot read src/search/skill.rs at {commit}: {e.stderr.strip()}") from None
-    return parse_curve(source)
-
-
-def runs_games(root: Path, ids: list[str]) -> list[tuple[int, int, float, int]]:
+def runs_games(root: Path, ids: list[str]) -> list[tuple[Player, Player, float, int]]:
     by_id = {row["id"]: row for row in ledger.read_ledger(root)}
     games = []
-    curves: dict[str, list[tuple[int, int]] | None] = {}
+    builds: dict[str, tuple[list[tuple[int, int]] | None, list[tuple[float, int]]]] = {}
     for rid in ids:
         row = by_id.get(rid)
         if row is None:
             raise Fatal(f"{rid}: no such run in the ledger")
         commit = row["commits"].split()[0]
-        if commit not in curves:
-            curves[commit] = build_curve(root, commit)
-        a, b = (level_grade(curves[commit], level) for level in sides(row))
+        if commit not in builds:
+            source = build_source(root, commit)
+            builds[commit] = (parse_curve(source), parse_lines(source))
+        curve, rule = builds[commit]
+        a, b = ((g, lines_at(rule, g)) for g in (level_grade(curve, level) for level in sides(row)))
         w, d, l = (int(row[k]) for k in ("w", "d", "l"))
         games.append((a, b, w + d / 2, w + d + l))
     return games
@@ -192,14 +233,18 @@ def runs_games(root: Path, ids: list[str]) -> list[tuple[int, int, float, int]]:
 def main(args: argparse.Namespace) -> int:
     games = runs_games(args.repo, args.runs)
     full = 100 * FULL_LEVEL
-    rating = fit(games, args.anchor, full)
-    played = {g: sum(n for a, b, _, n in games if g in (a, b)) for g in rating}
-    pool = pooled([(g, rating[g], played[g]) for g in sorted(rating)])
+    rule = parse_lines((args.repo / "src/search/skill.rs").read_text())
+    rating = fit(games, args.anchor, (full, 1))
+    played = {p: sum(n for a, b, _, n in games if p in (a, b)) for p in rating}
+    today = sorted(p for p in rating if lines_at(rule, p[0]) == p[1])
+    pool = pooled([(g, rating[(g, n)], played[(g, n)]) for g, n in today])
     curve = curve_of(pool, full)
-    print("| grade | games | fitted | rising |")
-    print("|---|---|---|---|")
-    for g, r, n in pool:
-        print(f"| {g / 100:.2f} | {n} | {rating[g]:.0f} | {r:.0f} |")
+    rising = {g: r for g, r, _ in pool}
+    print("| grade | lines | games | fitted | rising |")
+    print("|---|---|---|---|---|")
+    for g, n in sorted(rating):
+        kept = f"{rising[g]:.0f}" if (g, n) in today else "(searches otherwise today)"
+        print(f"| {g / 100:.2f} | {n} | {played[(g, n)]} | {rating[(g, n)]:.0f} | {kept} |")
     print()
     print("CURVE: " + ", ".join(f"({g}, {e})" for g, e in curve))
     print()

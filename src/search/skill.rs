@@ -5,10 +5,10 @@
 //!   and a high one nearly as far as the full engine at a fast clock (the budget is nodes, not
 //!   time, so a level plays alike on every machine and at every clock; a clock shorter than the
 //!   budget still stops it first);
-//! - it judges less sharply: it searches [`CANDIDATES`] lines and plays one of them at random,
-//!   each weighted by `exp((score - best) / temperature)`, the temperature falling to nothing at
-//!   full strength. A move a little worse than the best is often played at a low level, one that
-//!   drops a piece sometimes, one that loses outright almost never.
+//! - it judges less sharply: it searches up to four lines ([`LINES`]) and plays one of them at
+//!   random, each weighted by `exp((score - best) / temperature)`, the temperature falling to
+//!   nothing at full strength. A move a little worse than the best is often played at a low
+//!   level, one that drops a piece sometimes, one that loses outright almost never.
 //!
 //! Two things no level does: play a move its search sees mated while another is not, or leave its
 //! king mated in one when another of its lines avoids it (checked exactly, with
@@ -31,8 +31,13 @@ use crate::types::{is_mate_score, Value};
 /// The full-strength level, `SkillLevel`'s maximum and default.
 pub const FULL_LEVEL: u32 = 20;
 
-/// The number of lines a weakened level searches and chooses among.
-pub const CANDIDATES: usize = 4;
+/// How many lines a weakened level searches and chooses among, by its temperature: the first
+/// row whose least temperature the level's reaches. Each line costs the search depth at the same
+/// budget (four lines cost about two plies), so the count falls one line at a time as the choice
+/// narrows: had it gone from four to one at once, the grades on either side would play some 300
+/// Elo apart (docs/records/levels.md). At a temperature below 5 even the second line would
+/// rarely be played, and the level plays the search's own move.
+pub const LINES: [(f64, usize); 4] = [(20.0, 4), (10.0, 3), (5.0, 2), (0.0, 1)];
 
 /// Full strength's grade, in hundredths.
 const FULL_GRADE: u32 = 2000;
@@ -43,8 +48,6 @@ const LOG2_NODES_PER_GRADE: f64 = 0.6;
 /// The choice's temperature at grade 0 (score units); it falls with the square of the distance
 /// to full strength.
 const TEMPERATURE_AT_ZERO: f64 = 300.0;
-/// Below this temperature a level searches one line (grades above about 17.4).
-const LEAST_TEMPERATURE_TO_CHOOSE: f64 = 5.0;
 /// Scores beyond this are clamped before weighting, so that a found mate weighs as a large
 /// advantage rather than an infinite one, and exp never overflows.
 const SCORE_CLAMP: Value = 3000;
@@ -150,16 +153,14 @@ impl Skill {
         }
     }
 
-    /// The number of lines to search: [`CANDIDATES`] where the choice among them is still open,
-    /// else 1 (the user's `MultiPV` applies where it is larger). Near full strength the
-    /// temperature leaves the second line a chance of a few in a hundred at most, and four lines
-    /// would cost the search about two plies for nothing.
+    /// The number of lines to search and choose among ([`LINES`]; the user's `MultiPV` applies
+    /// where it is larger): four at the low levels, falling to one near full strength.
     pub fn lines(&self) -> usize {
-        if self.is_full() || self.temperature() < LEAST_TEMPERATURE_TO_CHOOSE {
-            1
-        } else {
-            CANDIDATES
+        if self.is_full() {
+            return 1;
         }
+        let temperature = self.temperature();
+        LINES.iter().find(|&&(least, _)| temperature >= least).map_or(1, |&(_, lines)| lines)
     }
 
     /// The temperature of the choice (score units): how far below the best a line may be and
@@ -233,7 +234,12 @@ mod tests {
         let temperatures: Vec<f64> = (0..FULL_LEVEL).map(|l| Skill::level(l).temperature()).collect();
         assert!(temperatures.windows(2).all(|w| w[0] > w[1]), "{temperatures:?}");
         assert!(Skill::grade(1999).temperature() < 0.01);
-        assert_eq!((Skill::grade(1600).lines(), Skill::grade(1800).lines()), (CANDIDATES, 1));
+        let lines: Vec<usize> = (0..=2000).step_by(10).map(|g| Skill::grade(g).lines()).collect();
+        assert_eq!((lines[0], lines[lines.len() - 1]), (4, 1));
+        assert!(lines.windows(2).all(|w| w[1] == w[0] || w[1] + 1 == w[0]), "one line at a time: {lines:?}");
+        // The temperatures where the count falls: 20 at grade 14.84, 10 at 16.35, 5 at 17.42.
+        let at = |g: u32| Skill::grade(g).lines();
+        assert_eq!([at(1480), at(1490), at(1630), at(1640), at(1740), at(1750)], [4, 3, 3, 2, 2, 1]);
     }
 
     #[test]
@@ -308,7 +314,8 @@ mod tests {
             .map(|level| {
                 let skill = Skill::level(level);
                 let budget = skill.node_budget().map_or("the clock's".to_string(), |n| n.to_string());
-                format!("| {level} | {} | {budget} | {:.0} |", level_elo(level), skill.temperature())
+                let (elo, temperature, lines) = (level_elo(level), skill.temperature(), skill.lines());
+                format!("| {level} | {elo} | {budget} | {temperature:.0} | {lines} |")
             })
             .collect();
         let got: Vec<&str> = doc

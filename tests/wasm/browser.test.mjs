@@ -270,7 +270,7 @@ if (!CHROMIUM && REQUIRED) {
           `${nodes} nodes, depth ${infos.at(-1).depth}, ${lines4} lines; ${lines.at(-1)}`,
       );
       assert.ok(nodes < BEGINNER.nodeLimit, `${nodes} nodes at level ${BEGINNER.level}`);
-      // Up to level 15 a level searches four lines and plays one of them.
+      // The low levels search four lines and play one of them.
       assert.equal(lines4, 4, "MultiPV 4 at a low level");
       assert.equal(checkLine(STARTPOS, [parseBestmove(lines.at(-1)).move]), null);
       // Another preset from the list: the page reloads with it.

@@ -3,7 +3,17 @@
 import unittest
 
 from tools.cli import Fatal
-from tools.level_curve import curve_of, fit, level_elo, level_grade, node_budget, parse_curve, pooled
+from tools.level_curve import (
+    curve_of,
+    fit,
+    level_elo,
+    level_grade,
+    lines_at,
+    node_budget,
+    parse_curve,
+    parse_lines,
+    pooled,
+)
 
 SKILL_RS = """
 const FULL_GRADE: u32 = 2000;
@@ -32,6 +42,19 @@ class Levels(unittest.TestCase):
         self.assertEqual(level_grade(CURVE, 20), 2000)
         self.assertEqual(level_grade(None, 7), 700, "before the curve SkillLevel N was grade N")
 
+    def test_the_lines_each_build_searched(self):
+        rule = parse_lines("pub const LINES: [(f64, usize); 4] = [(20.0, 4), (10.0, 3), (5.0, 2), (0.0, 1)];")
+        self.assertEqual(rule, [(20.0, 4), (10.0, 3), (5.0, 2), (0.0, 1)])
+        # Temperature 300 (1 - g/20)^2: 20 at grade 14.84, 10 at 16.35, 5 at 17.42.
+        self.assertEqual([lines_at(rule, g) for g in (0, 1480, 1490, 1630, 1640, 1740, 1750, 1999, 2000)],
+                         [4, 4, 3, 3, 2, 2, 1, 1, 1])
+        threshold = parse_lines("const LEAST_TEMPERATURE_TO_CHOOSE: f64 = 5.0;")
+        self.assertEqual([lines_at(threshold, g) for g in (1740, 1750, 2000)], [4, 1, 1])
+        self.assertEqual([lines_at(parse_lines("fn lines() {}"), g) for g in (1999, 2000)], [4, 1],
+                         "the first builds searched four lines below full strength")
+        with self.assertRaisesRegex(Fatal, "LINES has no row"):
+            parse_lines("pub const LINES: [(f64, usize); 0] = [];")
+
     def test_node_budget(self):
         self.assertEqual(node_budget(0), 128)
         self.assertEqual(node_budget(1000), 8192)
@@ -41,28 +64,39 @@ class Levels(unittest.TestCase):
 class Fit(unittest.TestCase):
     def test_a_chain_recovers_its_steps(self):
         # 76% is +200 Elo (to within 0.5), 50% is level: ratings 2800 - 200 and 2600 - 0.
-        games = [(2000, 1000, 76.0, 100), (1000, 0, 50.0, 100)]
-        rating = fit(games, 2800, 2000)
-        self.assertEqual(rating[2000], 2800)
-        self.assertAlmostEqual(rating[1000], 2800 - 200.0, delta=1.0)
-        self.assertAlmostEqual(rating[0], rating[1000], delta=1e-3)
+        full, mid, low = (2000, 1), (1000, 4), (0, 4)
+        games = [(full, mid, 76.0, 100), (mid, low, 50.0, 100)]
+        rating = fit(games, 2800, full)
+        self.assertEqual(rating[full], 2800)
+        self.assertAlmostEqual(rating[mid], 2800 - 200.0, delta=1.0)
+        self.assertAlmostEqual(rating[low], rating[mid], delta=1e-3)
 
     def test_two_routes_meet_in_the_middle(self):
         # 0 -> 2000 directly at +400 (about 91%), and through 1000 with two steps that sum
         # to more: the fit settles between them.
-        games = [(2000, 0, 91.0, 100), (2000, 1000, 85.0, 100), (1000, 0, 85.0, 100)]
-        rating = fit(games, 3000, 2000)
-        direct = 3000 - rating[0]
+        full, mid, low = (2000, 1), (1000, 4), (0, 4)
+        games = [(full, low, 91.0, 100), (full, mid, 85.0, 100), (mid, low, 85.0, 100)]
+        rating = fit(games, 3000, full)
+        direct = 3000 - rating[low]
         self.assertGreater(direct, 400)
         self.assertLess(direct, 2 * 301)
 
     def test_unconnected_or_unbounded_grades_are_refused(self):
-        with self.assertRaisesRegex(Fatal, "no chain of games ties grade"):
-            fit([(2000, 1000, 60.0, 100), (500, 300, 60.0, 100)], 3000, 2000)
-        with self.assertRaisesRegex(Fatal, "no game was played at the anchored grade"):
-            fit([(500, 300, 60.0, 100)], 3000, 2000)
+        full, mid = (2000, 1), (1000, 4)
+        with self.assertRaisesRegex(Fatal, r"no chain of games ties grade 5.00 \(1 line\), grade 5.00 \(4 lines\)"):
+            fit([(full, mid, 60.0, 100), ((500, 4), (500, 1), 60.0, 100)], 3000, full)
+        with self.assertRaisesRegex(Fatal, r"no game was played by the anchored player grade 20.00 \(1 line\)"):
+            fit([((500, 4), (300, 4), 60.0, 100)], 3000, full)
         with self.assertRaisesRegex(Fatal, "won or lost every game"):
-            fit([(2000, 1000, 30.0, 30)], 3000, 2000)
+            fit([(full, mid, 30.0, 30)], 3000, full)
+
+    def test_a_grade_that_searched_otherwise_is_another_player(self):
+        # Grade 17 with four lines lost to grade 16 with four; with two lines it beat it.
+        four, two, below = (1700, 4), (1700, 2), (1600, 4)
+        games = [(four, below, 40.0, 100), (two, below, 76.0, 100), ((2000, 1), below, 90.0, 100)]
+        rating = fit(games, 3000, (2000, 1))
+        self.assertAlmostEqual(rating[two] - rating[below], 200.0, delta=1.0)
+        self.assertLess(rating[four], rating[below])
 
 
 class Rising(unittest.TestCase):
