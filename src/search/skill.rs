@@ -52,21 +52,33 @@ const TEMPERATURE_AT_ZERO: f64 = 300.0;
 /// advantage rather than an infinite one, and exp never overflows.
 const SCORE_CLAMP: Value = 3000;
 
-/// The measured rating of grades (hundredths, rating): games between grades two apart
-/// (docs/records/levels.md, R0180-R0190), chained from grade 0, on the scale where Debian's
-/// gpsshogi at one second a move is 2800 (full strength at byoyomi 1 s, the last point, is
-/// +275.5 over it: R0068). Grade 2 is left out: it measured no stronger than grade 4, and the
-/// curve must rise.
-pub const CURVE: [(u32, i32); 10] = [
-    (0, 42),
-    (400, 84),
-    (600, 299),
-    (800, 587),
-    (1000, 918),
-    (1200, 1309),
-    (1400, 1597),
-    (1600, 1979),
-    (1800, 2490),
+/// The measured rating of grades (hundredths, rating): the maximum-likelihood fit of every game
+/// between grades and levels (docs/records/levels.md, R0180-R0214; `python3 -m tools.level_curve`),
+/// on the scale where Debian's gpsshogi at one second a move is 2800 (full strength at byoyomi
+/// 1 s, the last point, is +275.5 over it: R0068). Only the grades that searched as many lines
+/// as [`LINES`] gives them today are points; where a grade fitted below a lower one, the two
+/// were pooled and the lower kept, as the curve must rise.
+pub const CURVE: [(u32, i32); 21] = [
+    (0, 43),
+    (200, 90),
+    (501, 180),
+    (600, 281),
+    (737, 412),
+    (800, 572),
+    (928, 721),
+    (1000, 892),
+    (1094, 1089),
+    (1172, 1243),
+    (1200, 1310),
+    (1268, 1434),
+    (1373, 1659),
+    (1459, 1950),
+    (1538, 2144),
+    (1613, 2294),
+    (1672, 2404),
+    (1732, 2459),
+    (1791, 2618),
+    (1844, 2858),
     (FULL_GRADE, 3076),
 ];
 
