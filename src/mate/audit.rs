@@ -68,8 +68,8 @@ pub(crate) fn line(
         };
         s.pos.do_move(m);
         moves.push(m);
-        let replies = MoveList::legal(&s.pos, true);
-        if s.mated_now(replies.as_slice()).is_some() {
+        let replies = replies(s);
+        if s.mated_now(&replies).is_some() {
             break Ok(());
         }
         let mut best = None;
@@ -103,6 +103,19 @@ pub(crate) fn audit(
 ) -> Result<u16, String> {
     let moves = line(s, plies, budget, limit, max_bytes)?;
     Ok(moves.len() as u16)
+}
+
+/// The legal replies of the defender to move, by the audit's own generator: by convention without
+/// the futile drops, and none where only futile interpositions are left (see `futile.rs`).
+fn replies(s: &mut Search) -> Vec<Move> {
+    let mut replies: Vec<Move> = MoveList::legal(&s.pos, true).iter().copied().collect();
+    if s.futile {
+        super::futile::leave_out(&mut s.pos, &mut replies);
+        if super::futile::only_futile_left(&mut s.pos, &replies) {
+            replies.clear();
+        }
+    }
+    replies
 }
 
 /// An attacker position verified.
@@ -250,13 +263,10 @@ impl Audit {
     /// A defender node: every legal reply must lead to a verified attacker node.
     fn defender(&mut self, s: &mut Search, plies: u16) -> Result<u16, String> {
         self.visit(s)?;
-        let replies = MoveList::legal(&s.pos, true);
+        let replies = replies(s);
         if replies.is_empty() {
+            // By convention, with futile interpositions only left, mated all the same.
             return if s.pos.in_check() { Ok(0) } else { Err("no legal move but not in check".to_string()) };
-        }
-        if s.futile && super::futile::mated_with(&mut s.pos, replies.as_slice()) {
-            // Only futile interpositions left: mated by convention.
-            return Ok(0);
         }
         if plies == 0 {
             return Err("the defender still has moves".to_string());
@@ -286,11 +296,11 @@ impl Audit {
         }
         s.pos.do_move(m);
         let mut longest = 0;
-        // By convention, a defender with only futile interpositions left is a leaf.
-        let replies = MoveList::legal(&s.pos, true);
-        let leaf = s.futile && super::futile::mated_with(&mut s.pos, replies.as_slice());
+        // By convention, futile interpositions are no replies (a defender with only those left is
+        // a leaf).
+        let replies = replies(s);
         let mut result = Ok(());
-        for &r in replies.iter().filter(|_| !leaf) {
+        for &r in replies.iter() {
             s.pos.do_move(r);
             let d = self.tree_depth(s, nesting + 1);
             s.pos.undo_move(r);

@@ -381,21 +381,31 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// At a defender node with legal moves `replies`: whether it is mated now, and the attacker's
+    /// At a defender node with legal moves `replies` (by convention without the futile drops, see
+    /// [`Search::defender_replies`]): whether it is mated now, and the attacker's
     /// hand that proof needs. By convention every interposition may be futile, which holds for
     /// any hands; else an ordinary mate needs [`Search::interposition_hand`].
     pub fn mated_now(&mut self, replies: &[Move]) -> Option<Hand> {
         if self.futile && futile::mated_with(&mut self.pos, replies) {
             Some(Hand::EMPTY)
-        } else if replies.is_empty() {
+        } else if replies.is_empty() || self.futile && futile::only_futile_left(&mut self.pos, replies) {
             Some(self.interposition_hand())
         } else {
             None
         }
     }
 
+    /// The legal moves of the defender to move, into `out`: by convention without the futile
+    /// drops (`futile.rs`), which are no moves at all.
+    pub fn defender_replies(&mut self, out: &mut Vec<Move>) {
+        movegen::all_legal(&self.pos, out);
+        if self.futile {
+            futile::leave_out(&mut self.pos, out);
+        }
+    }
+
     /// At an attacker node without an ordinary mate in one, by convention: a check after which the
-    /// defender has only futile interpositions, as a proven value. (Used where a search relies on
+    /// defender has no move but futile drops, as a proven value. (Used where a search relies on
     /// knowing every mate in one.)
     fn futile_mate_in_one(&mut self) -> Option<NodeValue> {
         if !self.futile {
@@ -403,6 +413,7 @@ impl<'a> Search<'a> {
         }
         let hand = self.attacker_hand();
         let mut checks = std::mem::take(&mut self.checks);
+        let mut replies = std::mem::take(&mut self.replies);
         checks.clear();
         movegen::checks(&self.pos, &mut checks);
         let mut found = None;
@@ -415,15 +426,21 @@ impl<'a> Search<'a> {
                     (Some(c), Some(k)) => !attacks::between(k, c).is_empty(),
                     _ => false,
                 };
-            let mated = distant && futile::mated(&mut self.pos);
+            let mut leaf = None;
+            if distant {
+                replies.clear();
+                self.defender_replies(&mut replies);
+                leaf = self.mated_now(&replies);
+            }
             self.pos.undo_move(m);
-            if mated {
-                let p = hands::min(self.hand_before_attack(Hand::EMPTY, m), hand);
+            if let Some(leaf) = leaf {
+                let p = hands::min(self.hand_before_attack(leaf, m), hand);
                 found = Some(NodeValue::proven(p, 1, Some(m)));
                 break;
             }
         }
         self.checks = checks;
+        self.replies = replies;
         found
     }
 
@@ -572,14 +589,19 @@ impl<'a> Search<'a> {
             self.pos.do_move(m);
             self.count_node();
             replies.clear();
-            movegen::all_legal(&self.pos, &mut replies);
+            self.defender_replies(&mut replies);
             // What the proof needs below this check.
             let mut need = self.interposition_hand();
             let mut mated = true;
-            let now = self.futile && futile::mated_with(&mut self.pos, &replies);
-            if now {
-                need = Hand::EMPTY;
-            } else {
+            // Mated by convention now (futile interpositions only), as `mid` would find it.
+            let now = match if self.futile { self.mated_now(&replies) } else { None } {
+                Some(leaf) => {
+                    need = leaf;
+                    true
+                }
+                None => false,
+            };
+            if !now {
                 for &r in &replies {
                     self.pos.do_move(r);
                     self.count_node();
@@ -723,7 +745,7 @@ impl<'a> Search<'a> {
                 self.count_node();
                 let mut replies = std::mem::take(&mut self.replies);
                 replies.clear();
-                movegen::all_legal(&self.pos, &mut replies);
+                self.defender_replies(&mut replies);
                 if let Some(p) = self.mated_now(&replies) {
                     c.v = NodeValue::proven(p, 0, None);
                     self.tt.store_proven(ckey, p, 0, None, 1);
@@ -807,7 +829,7 @@ impl<'a> Search<'a> {
                 return v;
             }
         } else {
-            movegen::all_legal(&self.pos, &mut moves);
+            self.defender_replies(&mut moves);
             if let Some(p) = self.mated_now(&moves) {
                 self.moves = moves;
                 let v = NodeValue::proven(p, 0, None);

@@ -355,7 +355,8 @@ pub fn verify_line(pos: &Position, moves: &[Move]) -> Result<(), String> {
 }
 
 /// [`verify_line`], and with `futile` by tsume convention: the last position may also be one
-/// where the defender has only futile interpositions left (see [`MateLimits::futile`]).
+/// where the defender has only futile interpositions left, as `futile.rs` defines them (see
+/// [`MateLimits::futile`]).
 pub fn verify_line_by(pos: &Position, moves: &[Move], futile: bool) -> Result<(), String> {
     let mut p = pos.clone();
     let attacker = p.side_to_move();
@@ -368,9 +369,10 @@ pub fn verify_line_by(pos: &Position, moves: &[Move], futile: bool) -> Result<()
         }
         p.do_move(m);
     }
+    let replies = MoveList::legal(&p, true);
     if p.side_to_move() == attacker
         || !p.in_check()
-        || !(MoveList::legal(&p, true).is_empty() || futile && futile::mated(&mut p))
+        || !(replies.is_empty() || futile && futile::only_futile_left(&mut p, replies.as_slice()))
     {
         return Err("the line does not end in checkmate".to_string());
     }

@@ -94,7 +94,7 @@ pub(crate) fn extract(s: &mut Search, len: u16, required: Budget) -> Option<Vec<
             attacker_step(s, budget, required)
         } else {
             let mut replies = Vec::new();
-            movegen::all_legal(&s.pos, &mut replies);
+            s.defender_replies(&mut replies);
             if s.mated_now(&replies).is_some() {
                 break true;
             }
@@ -223,7 +223,7 @@ pub(crate) fn principal(s: &mut Search, line: &[Move], len: u16) -> Option<Vec<M
         };
         walk.play(s, m);
         let mut replies = Vec::new();
-        movegen::all_legal(&s.pos, &mut replies);
+        s.defender_replies(&mut replies);
         let mated = s.mated_now(&replies).is_some();
         if mated || left < 3 {
             break mated && left == 1;
