@@ -17,6 +17,11 @@ curve; the others are fitted (they tie the chain together) and listed.
 
 It prints each grade's fitted and pooled rating with its games, the curve as skill.rs writes it,
 and the twenty levels evenly spaced on that curve: each one's rating, grade and node budget.
+
+With `--knots G` the curve is instead a broken line with knots every G grades (and full strength),
+fitted to the same games in one piece: each grade's rating is read off the line, so a 20-game
+step's noise is shared with the steps beside it rather than taken as the curve. Knots without a
+player beside them are left out; the line is then made to rise as above.
 """
 
 from __future__ import annotations
@@ -131,29 +136,86 @@ def fit(games: list[tuple[Player, Player, float, int]], anchor: int, anchored: P
     if len(reached) < len(players):
         apart = ", ".join(name(p) for p in players if p not in reached)
         raise Fatal(f"no chain of games ties {apart} to full strength")
-    rating = {p: float(anchor) for p in players}
+    value = fit_parameters(games, {p: [(p, 1.0)] for p in players}, anchor, anchored)
+    return {p: value[p] for p in players}
+
+
+Basis = dict  # player -> [(parameter, weight)]: its rating is the weighted sum of parameters
+
+
+def fit_parameters(games: list[tuple[Player, Player, float, int]], basis: Basis, anchor: int,
+                   anchored: object) -> dict:
+    """The parameters that make `games` likeliest, each player's rating being its `basis`
+    combination of them, with parameter `anchored` held at `anchor` (coordinate Newton steps)."""
+    params = sorted({q for terms in basis.values() for q, _ in terms} - {anchored}, key=str)
+    value = {q: float(anchor) for q in params} | {anchored: float(anchor)}
+
+    def rating(p: Player) -> float:
+        return sum(value[q] * w for q, w in basis[p])
+
     for _ in range(20000):
         largest = 0.0
-        for p in players:
-            if p == anchored:
-                continue
+        for q in params:
             surplus, information = 0.0, 0.0
             for a, b, score, n in games:
-                if p not in (a, b):
+                slope = sum(w for r, w in basis[a] if r == q) - sum(w for r, w in basis[b] if r == q)
+                if slope == 0:
                     continue
-                sign = 1 if p == a else -1
-                expected = 1 / (1 + 10 ** (-(rating[a] - rating[b]) / 400))
-                mine = score if sign == 1 else n - score
-                surplus += mine - n * (expected if sign == 1 else 1 - expected)
-                information += n * expected * (1 - expected)
+                expected = 1 / (1 + 10 ** (-(rating(a) - rating(b)) / 400))
+                surplus += slope * (score - n * expected)
+                information += slope * slope * n * expected * (1 - expected)
             step = ELO_PER_NAT * surplus / max(information, 1e-9)
             step = max(-200.0, min(200.0, step))
-            rating[p] += step
+            value[q] += step
             largest = max(largest, abs(step))
         if largest < 1e-6:
-            return rating
-    unbounded = [name(p) for p in players if abs(rating[p] - anchor) > 10000] or [name(p) for p in players]
+            return value
+    players = list(basis)
+    unbounded = [name(p) for p in players if abs(rating(p) - anchor) > 10000] or [name(p) for p in players]
     raise Fatal(f"the games do not bound the rating of {', '.join(unbounded)}: a side won or lost every game")
+
+
+def knot_basis(players: list[Player], today: set[Player], knots: list[int], full: int) -> Basis:
+    """Each player of `today` below full strength on the broken line through `knots` (grades, the
+    first 0, the last at or above every such player's), by linear interpolation between the two
+    around it; every other player, full strength included, its own parameter (full strength's
+    clock, not a node budget, stops it: it is not a point of the budgets' line)."""
+    basis: Basis = {}
+    for p in players:
+        grade = p[0]
+        if p not in today or grade >= full:
+            basis[p] = [(p, 1.0)]
+            continue
+        i = max(j for j, k in enumerate(knots) if k <= grade)
+        lo, hi = knots[i], knots[min(i + 1, len(knots) - 1)]
+        ends = [(lo, 1.0)] if hi == lo else [(lo, (hi - grade) / (hi - lo)), (hi, (grade - lo) / (hi - lo))]
+        basis[p] = [(("knot", k), w) for k, w in ends if w > 0]
+    return basis
+
+
+def smooth_curve(games: list[tuple[Player, Player, float, int]], today: set[Player], step: int,
+                 anchor: int, full: int) -> list[tuple[int, float, int]]:
+    """(knot, rating, weight) of the broken line with knots every `step` hundredths of a grade,
+    and one at the highest grade below full strength that played, that fits `games` likeliest;
+    knots without a player of `today` beside them are left out (a player weighs on the two knots
+    around it; the weight is its games times that share)."""
+    players = sorted({p for a, b, _, _ in games for p in (a, b)})
+    top = max((g for g, n in players if (g, n) in today and g < full), default=0)
+    knots = list(range(0, top, step)) + [top]
+    while True:
+        basis = knot_basis(players, today, knots, full)
+        used = {q[1] for terms in basis.values() for q, _ in terms if isinstance(q, tuple) and q[0] == "knot"}
+        if set(knots) <= used:
+            break
+        knots = sorted(used)
+    value = fit_parameters(games, basis, anchor, (full, 1))
+    weight = {k: 0.0 for k in knots}
+    for p, terms in basis.items():
+        n = sum(g for a, b, _, g in games if p in (a, b))
+        for q, w in terms:
+            if isinstance(q, tuple) and q[0] == "knot":
+                weight[q[1]] += n * w
+    return [(k, value[("knot", k)], round(weight[k])) for k in knots]
 
 
 def name(player: Player) -> str:
@@ -238,7 +300,6 @@ def main(args: argparse.Namespace) -> int:
     played = {p: sum(n for a, b, _, n in games if p in (a, b)) for p in rating}
     today = sorted(p for p in rating if lines_at(rule, p[0]) == p[1])
     pool = pooled([(g, rating[(g, n)], played[(g, n)]) for g, n in today])
-    curve = curve_of(pool, full)
     rising = {g: r for g, r, _ in pool}
     print("| grade | lines | games | fitted | rising |")
     print("|---|---|---|---|---|")
@@ -246,6 +307,15 @@ def main(args: argparse.Namespace) -> int:
         kept = f"{rising[g]:.0f}" if (g, n) in today else "(searches otherwise today)"
         print(f"| {g / 100:.2f} | {n} | {played[(g, n)]} | {rating[(g, n)]:.0f} | {kept} |")
     print()
+    if args.knots:
+        knots = smooth_curve(games, set(today), round(100 * args.knots), args.anchor, full)
+        pool = pooled(knots + [(full, float(args.anchor), played[(full, 1)])])
+        print("| knot | weight | fitted | rising |")
+        print("|---|---|---|---|")
+        for (g, r, w), (_, kept, _) in zip(knots, pool):
+            print(f"| {g / 100:.2f} | {w} | {r:.0f} | {kept:.0f} |")
+        print()
+    curve = curve_of(pool, full)
     print("CURVE: " + ", ".join(f"({g}, {e})" for g, e in curve))
     print()
     print("| level | rating | grade | node budget |")
@@ -262,6 +332,9 @@ def parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", help="ledger run ids (R0180 ...)")
     p.add_argument("--anchor", type=int, default=3076, help="full strength's rating (default 3076)")
+    p.add_argument("--knots", type=float, metavar="GRADES",
+                   help="fit a broken line with knots this many grades apart instead of a rating "
+                        "per grade: each step's noise spread over its neighbours")
     p.add_argument("--repo", type=Path, default=Path(__file__).resolve().parent.parent,
                    help="the repository (default: the one holding this tool)")
     return p

@@ -1,5 +1,6 @@
 """tools.level_curve: skill.rs's level arithmetic, the fit and the rising curve, worked by hand."""
 
+import itertools
 import unittest
 
 from tools.cli import Fatal
@@ -13,6 +14,7 @@ from tools.level_curve import (
     parse_curve,
     parse_lines,
     pooled,
+    smooth_curve,
 )
 
 SKILL_RS = """
@@ -113,6 +115,38 @@ class Rising(unittest.TestCase):
         pool = pooled([(0, 40.0, 10), (1900, 3100.0, 10), (2000, 3076.0, 10)])
         self.assertEqual(curve_of(pool, 2000)[-1], (2000, 3088))
         self.assertEqual(len(curve_of(pool, 2000)), 2)
+
+
+class Knots(unittest.TestCase):
+    def test_a_broken_line_shares_each_steps_noise(self):
+        # Grades 0, 2, 4, 6 in a chain of steps +100, +300 (noisy), +100, then full strength
+        # +100 over grade 6. A rating per grade follows the noisy step; the line with knots
+        # four grades apart (0, 4, and 6, the highest played) spreads it over its neighbours.
+        full, players = (2000, 1), [(0, 4), (200, 4), (400, 4), (600, 4)]
+        won = {100: 64.0, 300: 85.0}
+        steps = [100, 300, 100]
+        games = [(hi, lo, won[s], 100) for (lo, hi), s in zip(itertools.pairwise(players), steps, strict=True)]
+        games.append((full, players[-1], won[100], 100))
+        per_grade = fit(games, 3000, full)
+        self.assertAlmostEqual(per_grade[(400, 4)] - per_grade[(200, 4)], 300.0, delta=2.0)
+        knots = smooth_curve(games, set(players), 400, 3000, 2000)
+        self.assertEqual([k for k, _, _ in knots], [0, 400, 600])
+        rating = {k: r for k, r, _ in knots}
+        self.assertAlmostEqual(rating[600], 2900.0, delta=2.0)
+        # The line's grade 2 lies halfway between its knots at 0 and 4: the two steps there are
+        # equal, together about the 400 the games say.
+        self.assertLess(rating[400] - rating[0], 420.0)
+        self.assertGreater(rating[400] - rating[0], 350.0)
+        self.assertAlmostEqual(per_grade[(0, 4)], rating[0], delta=60.0)
+
+    def test_knots_without_players_are_left_out_and_full_strength_is_its_own(self):
+        full, low, high = (2000, 1), (0, 4), (1000, 4)
+        games = [(high, low, 76.0, 100), (full, high, 91.0, 100)]
+        knots = smooth_curve(games, {low, high}, 200, 3000, 2000)
+        self.assertEqual([k for k, _, _ in knots], [0, 1000])
+        self.assertAlmostEqual(knots[1][1], 3000 - 400.0, delta=4.0)
+        self.assertAlmostEqual(knots[0][1], 3000 - 600.0, delta=4.0)
+        self.assertEqual([w for _, _, w in knots], [100, 200])
 
 
 if __name__ == "__main__":
