@@ -52,33 +52,24 @@ const TEMPERATURE_AT_ZERO: f64 = 300.0;
 /// advantage rather than an infinite one, and exp never overflows.
 const SCORE_CLAMP: Value = 3000;
 
-/// The measured rating of grades (hundredths, rating): the maximum-likelihood fit of every game
-/// between grades and levels (docs/records/levels.md, R0180-R0214; `python3 -m tools.level_curve`),
+/// The measured rating of grades (hundredths, rating): the broken line with knots two grades
+/// apart (and at 18.91, the highest grade played) that fits every game between grades and levels
+/// likeliest (docs/records/levels.md, R0180-R0236; `python3 -m tools.level_curve ... --knots 2`),
 /// on the scale where Debian's gpsshogi at one second a move is 2800 (full strength at byoyomi
 /// 1 s, the last point, is +275.5 over it: R0068). Only the grades that searched as many lines
-/// as [`LINES`] gives them today are points; where a grade fitted below a lower one, the two
+/// as [`LINES`] gives them today lie on the line; where a knot fitted below a lower one, the two
 /// were pooled and the lower kept, as the curve must rise.
-pub const CURVE: [(u32, i32); 21] = [
-    (0, 43),
-    (200, 90),
-    (501, 180),
-    (600, 281),
-    (737, 412),
-    (800, 572),
-    (928, 721),
-    (1000, 892),
-    (1094, 1089),
-    (1172, 1243),
-    (1200, 1310),
-    (1268, 1434),
-    (1373, 1659),
-    (1459, 1950),
-    (1538, 2144),
-    (1613, 2294),
-    (1672, 2404),
-    (1732, 2459),
-    (1791, 2618),
-    (1844, 2858),
+pub const CURVE: [(u32, i32); 11] = [
+    (0, 271),
+    (200, 325),
+    (600, 505),
+    (800, 779),
+    (1000, 1128),
+    (1200, 1537),
+    (1400, 1872),
+    (1600, 2309),
+    (1800, 2768),
+    (1891, 2954),
     (FULL_GRADE, 3076),
 ];
 
