@@ -243,12 +243,9 @@ fn main() {
                 }
                 solved += 1;
                 shortest += info.shortest as usize;
-                // By convention a transparent drop and its capture are two plies of the line
-                // that the length does not count: the length proven, where the line is longer.
-                let counted = info.proven_len.map_or(line.len(), |p| line.len().min(p as usize));
                 format!(
                     "mate {:>4}{} first {:>4} in {:>10} nodes",
-                    counted,
+                    line.len(),
                     match (info.line_verified, info.shortest) {
                         (false, _) => "?",
                         (true, true) => "=",
@@ -258,7 +255,7 @@ fn main() {
                     info.first_nodes,
                 )
             }
-            other => format!("{other:?} first {:?} proven {:?}", info.first_len, info.proven_len),
+            other => format!("{other:?}"),
         };
         println!(
             "{:<44} {:>4} {what:<38} {:>11} nodes {:>8.2} s {:>5} gc",

@@ -20,11 +20,9 @@
 //! comes from elsewhere (see `mate/mod.rs`).
 
 use super::dfpn::{Budget, Search, POLL_INTERVAL};
-use super::futile;
-use super::hand as hands;
 use super::movegen;
 use crate::position::MoveList;
-use crate::types::{Move, Square};
+use crate::types::Move;
 use std::collections::HashMap;
 
 /// Verifies the proof tree of the current position within `plies`; returns the line (see the
@@ -61,62 +59,38 @@ pub(crate) fn line(
         }
         return Err(e);
     }
-    // The line: the tree's moves for the attacker, the longest branch for the defender (a
-    // transparent drop only where it is longer than every other reply: then with its capture).
+    // The line: the tree's moves for the attacker, the longest branch for the defender.
     let mut moves = Vec::new();
-    let mut attacker_to_move = true;
-    let result = 'line: loop {
-        if attacker_to_move {
-            let key = s.pos.key();
-            let Some(&Node { mv: m, .. }) = a.nodes.get(&key) else {
-                break Err("a position of the line is not in the tree".to_string());
-            };
-            s.pos.do_move(m);
-            moves.push(m);
-        }
+    let result = loop {
+        let key = s.pos.key();
+        let Some(&Node { mv: m, .. }) = a.nodes.get(&key) else {
+            break Err("a position of the line is not in the tree".to_string());
+        };
+        s.pos.do_move(m);
+        moves.push(m);
         let replies = MoveList::legal(&s.pos, true);
         if s.mated_now(replies.as_slice()).is_some() {
             break Ok(());
         }
-        let transparent = transparent_checker(s, replies.as_slice());
         let mut best = None;
         for &r in replies.iter() {
-            match a.reply_depth(s, r, transparent, 0) {
-                Ok((d, free)) if best.is_none_or(|(bd, bfree, _)| d > bd || d == bd && bfree && !free) => {
-                    best = Some((d, free, r))
-                }
+            s.pos.do_move(r);
+            let d = a.tree_depth(s, 0);
+            s.pos.undo_move(r);
+            match d {
+                Ok(d) if best.is_none_or(|(bd, _)| d > bd) => best = Some((d, r)),
                 Ok(_) => {}
-                Err(e) => break 'line Err(e),
+                Err(e) => return Err(e),
             }
         }
-        let (_, free, r) = best.expect("a reply");
+        let (_, r) = best.expect("a reply");
         s.pos.do_move(r);
         moves.push(r);
-        attacker_to_move = true;
-        if free {
-            let capture = free_capture(s, r, transparent).expect("the capture of a transparent drop");
-            s.pos.do_move(capture);
-            moves.push(capture);
-            attacker_to_move = false;
-        }
     };
     for &m in moves.iter().rev() {
         s.pos.undo_move(m);
     }
     result.map(|()| moves)
-}
-
-/// At a defender position with the legal moves `replies`: the checker's square when its drops
-/// may be transparent by the search's convention (see `futile.rs`).
-fn transparent_checker(s: &Search, replies: &[Move]) -> Option<Square> {
-    s.futile.then(|| futile::transparent_checker(&s.pos, replies)).flatten()
-}
-
-/// Right after the defender's reply `r`: the checker's capture of it, when `r` is a transparent
-/// drop against the check from `transparent`.
-fn free_capture(s: &Search, r: Move, transparent: Option<Square>) -> Option<Move> {
-    let checker = transparent.filter(|_| r.is_drop())?;
-    futile::capture_of(&s.pos, checker, r.to())
 }
 
 /// Verifies the proof tree within `plies`; returns the length of its longest line.
@@ -287,123 +261,14 @@ impl Audit {
         if plies == 0 {
             return Err("the defender still has moves".to_string());
         }
-        // A transparent drop (`futile.rs`) is mated either after its capture within the plies
-        // of this node, or as any reply.
-        let transparent = transparent_checker(s, replies.as_slice());
         let mut longest = 0;
         for &r in replies.iter() {
             s.pos.do_move(r);
-            let v = match free_capture(s, r, transparent) {
-                None => self.attacker(s, plies - 1).map(|len| len + 1),
-                Some(capture) => {
-                    // The form the table holds proven first (re-proving the other may cost
-                    // much), the ordinary one when it holds both or neither.
-                    let hand = s.attacker_hand();
-                    let ordinary_known = s.tt.probe(s.key(), hand, plies - 1, 1, 1).pn == 0;
-                    let free_hand = hands::plus(hand, r.dropped_piece());
-                    let free_known = s.tt.probe(s.key_after(capture), free_hand, plies, 1, 1).pn == 0;
-                    let ordinary = |a: &mut Self, s: &mut Search| a.attacker(s, plies - 1).map(|len| len + 1);
-                    let free = |a: &mut Self, s: &mut Search| {
-                        s.pos.do_move(capture);
-                        let f = a.free_form(s, plies, capture);
-                        s.pos.undo_move(capture);
-                        f
-                    };
-                    if free_known && !ordinary_known {
-                        free(self, s).or_else(|_| ordinary(self, s))
-                    } else {
-                        ordinary(self, s).or_else(|_| free(self, s))
-                    }
-                }
-            };
+            let v = self.attacker(s, plies - 1);
             s.pos.undo_move(r);
-            if let Some(why) = &self.ended {
-                return Err(why.clone());
-            }
-            longest = longest.max(v?);
+            longest = longest.max(v? + 1);
         }
         Ok(longest)
-    }
-
-    /// [`Audit::defender`] at the position right after a transparent drop's `capture`,
-    /// remembered in the map like an attacker position (the free forms of a line of drops
-    /// reach the same positions in many orders).
-    fn free_form(&mut self, s: &mut Search, plies: u16, capture: Move) -> Result<u16, String> {
-        let key = s.pos.key();
-        if let Some(n) = self.nodes.get(&key) {
-            if n.len <= plies {
-                return Ok(n.len);
-            }
-        }
-        let len = self.defender(s, plies)?;
-        self.reserve_node()?;
-        let e = self.nodes.entry(key).or_insert(Node { len, depth: 0, mv: capture });
-        e.len = e.len.min(len);
-        Ok(len)
-    }
-
-    /// [`Audit::defender_depth`] at the position right after a transparent drop's capture,
-    /// remembered in its map entry (as one more than the depth: 0 is not known yet).
-    fn free_depth(&mut self, s: &mut Search, nesting: usize) -> Result<u16, String> {
-        let key = s.pos.key();
-        let Some(&Node { depth, .. }) = self.nodes.get(&key) else {
-            return Err("a free form of the tree is not verified".to_string());
-        };
-        if depth != 0 {
-            return Ok(depth - 1);
-        }
-        let d = self.defender_depth(s, nesting)?;
-        if let Some(n) = self.nodes.get_mut(&key) {
-            n.depth = d + 1;
-        }
-        Ok(d)
-    }
-
-    /// The length of the longest line of the final tree below the current defender position,
-    /// by convention where the search has it (`nesting`: see [`Audit::tree_depth`]).
-    fn defender_depth(&mut self, s: &mut Search, nesting: usize) -> Result<u16, String> {
-        let replies = MoveList::legal(&s.pos, true);
-        // By convention, a defender with only futile interpositions left is a leaf.
-        if replies.is_empty() || s.futile && super::futile::mated_with(&mut s.pos, replies.as_slice()) {
-            return Ok(0);
-        }
-        let transparent = transparent_checker(s, replies.as_slice());
-        let mut longest = 0;
-        for &r in replies.iter() {
-            let (d, _) = self.reply_depth(s, r, transparent, nesting)?;
-            longest = longest.max(d);
-        }
-        Ok(longest)
-    }
-
-    /// At a defender position, the plies its reply `r` leaves in the final tree, counting
-    /// a transparent drop (against the check from `transparent`) as free where the tree mates
-    /// it so sooner, and whether it does.
-    fn reply_depth(
-        &mut self,
-        s: &mut Search,
-        r: Move,
-        transparent: Option<Square>,
-        nesting: usize,
-    ) -> Result<(u16, bool), String> {
-        s.pos.do_move(r);
-        let ordinary = self.tree_depth(s, nesting + 1).map(|d| d + 1);
-        let free = match free_capture(s, r, transparent) {
-            Some(capture) if nesting <= 4096 => {
-                s.pos.do_move(capture);
-                let f = self.free_depth(s, nesting + 1);
-                s.pos.undo_move(capture);
-                f.ok()
-            }
-            _ => None,
-        };
-        s.pos.undo_move(r);
-        match (ordinary, free) {
-            (Ok(o), Some(f)) if f < o => Ok((f, true)),
-            (Ok(o), _) => Ok((o, false)),
-            (Err(_), Some(f)) => Ok((f, true)),
-            (Err(e), None) => Err(e),
-        }
     }
 
     /// The length of the longest line of the final tree below the current attacker position
@@ -420,9 +285,26 @@ impl Audit {
             return Err("the tree has a cycle".to_string());
         }
         s.pos.do_move(m);
-        let longest = self.defender_depth(s, nesting);
+        let mut longest = 0;
+        // By convention, a defender with only futile interpositions left is a leaf.
+        let replies = MoveList::legal(&s.pos, true);
+        let leaf = s.futile && super::futile::mated_with(&mut s.pos, replies.as_slice());
+        let mut result = Ok(());
+        for &r in replies.iter().filter(|_| !leaf) {
+            s.pos.do_move(r);
+            let d = self.tree_depth(s, nesting + 1);
+            s.pos.undo_move(r);
+            match d {
+                Ok(d) => longest = longest.max(d + 1),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
         s.pos.undo_move(m);
-        let d = longest? + 1;
+        result?;
+        let d = longest + 1;
         if let Some(n) = self.nodes.get_mut(&key) {
             n.depth = d;
         }

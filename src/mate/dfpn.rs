@@ -71,7 +71,7 @@ use super::table::{Probe, Table, INF, PN_MAX, UNLIMITED};
 use crate::attacks;
 use crate::position::Position;
 use crate::sys::time::Instant;
-use crate::types::{Color, Hand, Move, MoveKind, PieceType, Square};
+use crate::types::{Color, Hand, Move, MoveKind, PieceType};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -215,17 +215,6 @@ struct Child {
     /// At an attacker node: what its proof number counts more than it is, a sacrifice's or a
     /// distant drop's (see [`Search::drop_add`] and [`or_pn`]); 0 for any other check.
     add: u32,
-    /// At a defender node, a transparent drop (see `futile.rs`): the checker's capture. The
-    /// child is then either of two forms, whichever mates (an OR node of its own, kept in the
-    /// defender node's list and not in the table): the drop as an ordinary reply (`key`, `hand`,
-    /// `ordinary`), or free, the defender node after the capture searched with the plies of the
-    /// node itself (`free_key`, `free_hand`, `free`). `v` is the two combined ([`combine`]), in
-    /// the ordinary form's terms.
-    capture: Option<Move>,
-    free_key: u64,
-    free_hand: Hand,
-    ordinary: NodeValue,
-    free: NodeValue,
 }
 
 /// No next sibling (see [`Child::next`]).
@@ -588,8 +577,6 @@ impl<'a> Search<'a> {
             let mut need = self.interposition_hand();
             let mut mated = true;
             let now = self.futile && futile::mated_with(&mut self.pos, &replies);
-            let transparent =
-                if self.futile && !now { futile::transparent_checker(&self.pos, &replies) } else { None };
             if now {
                 need = Hand::EMPTY;
             } else {
@@ -600,10 +587,7 @@ impl<'a> Search<'a> {
                         Some(m1) => need = hands::max(need, self.mate_in_one_value(m1).hand),
                         None => match self.futile_mate_in_one() {
                             Some(v) => need = hands::max(need, v.hand),
-                            None => match self.free_within_two(r, transparent) {
-                                Some(h) => need = hands::max(need, h),
-                                None => mated = false,
-                            },
+                            None => mated = false,
                         },
                     }
                     self.pos.undo_move(r);
@@ -733,172 +717,29 @@ impl<'a> Search<'a> {
                 }
                 self.pos.undo_move(m);
             } else if !p.found && self.count_replies {
+                // A new defender node: the more squares its replies go to, the harder it
+                // seems to mate (a df-pn+ style initial proof number).
                 self.pos.do_move(m);
                 self.count_node();
-                c.v = self.new_defender_value(ckey, chand);
+                let mut replies = std::mem::take(&mut self.replies);
+                replies.clear();
+                movegen::all_legal(&self.pos, &mut replies);
+                if let Some(p) = self.mated_now(&replies) {
+                    c.v = NodeValue::proven(p, 0, None);
+                    self.tt.store_proven(ckey, p, 0, None, 1);
+                } else {
+                    let mut targets = crate::bitboard::Bitboard::EMPTY;
+                    for r in &replies {
+                        targets.set(r.to());
+                    }
+                    let pn = targets.count();
+                    c.v = NodeValue::unknown(pn, 1, chand);
+                    self.tt.store_unknown(ckey, chand, pn, 1, 0);
+                }
+                self.replies = replies;
                 self.pos.undo_move(m);
             }
         }
-    }
-
-    /// The initial value of a new defender node (the current position) in an unlimited search:
-    /// mated now, or else the more squares its replies go to, the harder it seems to mate (a
-    /// df-pn+ style initial proof number). Stored.
-    fn new_defender_value(&mut self, key: u64, hand: Hand) -> NodeValue {
-        let mut replies = std::mem::take(&mut self.replies);
-        replies.clear();
-        movegen::all_legal(&self.pos, &mut replies);
-        let v = if let Some(p) = self.mated_now(&replies) {
-            self.tt.store_proven(key, p, 0, None, 1);
-            NodeValue::proven(p, 0, None)
-        } else {
-            let mut targets = crate::bitboard::Bitboard::EMPTY;
-            for r in &replies {
-                targets.set(r.to());
-            }
-            let pn = targets.count();
-            self.tt.store_unknown(key, hand, pn, 1, 0);
-            NodeValue::unknown(pn, 1, hand)
-        };
-        self.replies = replies;
-        v
-    }
-
-    /// At a defender node whose drops may be transparent (checked from `checker`): makes drop
-    /// child `c` one, tried first in its free form, when the checker can take it with check.
-    fn make_transparent(&mut self, c: &mut Child, checker: Square) {
-        self.pos.do_move(c.mv);
-        if let Some(capture) = futile::capture_of(&self.pos, checker, c.mv.to()) {
-            c.capture = Some(capture);
-            c.free_key = self.key_after(capture);
-            c.free_hand = hands::plus(c.hand, c.mv.dropped_piece());
-            self.tt.prefetch(c.free_key, self.line_disproofs);
-        }
-        self.pos.undo_move(c.mv);
-    }
-
-    /// Reads what is known of child `c` of the current node, which has `depth` plies left: a
-    /// transparent drop in both its forms, any other move by [`Search::init_child`].
-    fn init_any(&mut self, c: &mut Child, or: bool, depth: u16) {
-        self.init_child(c, or, depth - 1);
-        if c.capture.is_none() {
-            return;
-        }
-        c.ordinary = c.v;
-        if !c.ordinary.is_proven() {
-            self.init_free(c, depth);
-        }
-        c.v = combine(c);
-    }
-
-    /// [`Search::init_child`] for a transparent drop's free form: the defender node after the
-    /// drop and its capture, with `depth` plies (the current node's).
-    fn init_free(&mut self, c: &mut Child, depth: u16) {
-        let hand = self.attacker_hand();
-        if let Some(rp) = self.path.repeats(c.key, hand) {
-            // The drop itself repeats a position of the line.
-            c.free = NodeValue::disproven(c.free_hand, UNLIMITED, rp);
-            return;
-        }
-        self.path.push(c.key, hand);
-        if let Some(rp) = self.path.repeats(c.free_key, c.free_hand) {
-            c.free = NodeValue::disproven(c.free_hand, UNLIMITED, rp);
-        } else {
-            let p = self.tt.probe(c.free_key, c.free_hand, depth, 1, 1);
-            c.free = NodeValue::from_probe(p);
-            let rep = if self.line_disproofs && p.pn != 0 && p.dn != 0 {
-                self.tt.probe_rep(c.free_key, c.free_hand, depth, self.path.lines())
-            } else {
-                None
-            };
-            if let Some(r) = rep {
-                c.free = NodeValue { rep_hi: r.hi, ..NodeValue::disproven(r.hand, r.len, r.lo) };
-            } else if !p.found && self.count_replies {
-                let capture = c.capture.expect("a transparent drop");
-                self.pos.do_move(c.mv);
-                self.pos.do_move(capture);
-                self.count_node();
-                c.free = self.new_defender_value(c.free_key, c.free_hand);
-                self.pos.undo_move(capture);
-                self.pos.undo_move(c.mv);
-            }
-        }
-        self.path.pop();
-    }
-
-    /// Searches a transparent drop `c` of the current defender node (at `ply`, `depth` plies
-    /// left) until its combined proof number reaches `thpn`, its disproof number `thdn`, or it
-    /// is resolved: as an OR node over its two forms (see [`Child::capture`]), each searched
-    /// in turn, the one with the smaller proof number first (the free one on a tie).
-    fn search_transparent(&mut self, c: &mut Child, ply: u16, depth: u16, thpn: u32, thdn: u32) {
-        let hand = self.attacker_hand();
-        let capture = c.capture.expect("a transparent drop");
-        loop {
-            let v = combine(c);
-            c.v = v;
-            if v.pn == 0 || v.dn == 0 || v.pn >= thpn || v.dn >= thdn || self.aborted {
-                return;
-            }
-            let free = c.ordinary.is_disproven() || !c.free.is_disproven() && c.free.pn <= c.ordinary.pn;
-            let (this, other) = if free { (c.free, c.ordinary) } else { (c.ordinary, c.free) };
-            let share = if other.is_disproven() { this.dn } else { this.dn.max(other.dn) };
-            let (fthpn, fthdn) =
-                (thpn.min(widen(other.pn, OR_INVERSE_EPSILON)), child_threshold(thdn, v.dn, share));
-            self.pos.do_move(c.mv);
-            if free {
-                self.path.push(c.key, hand);
-                self.pos.do_move(capture);
-                self.path.push(c.free_key, c.free_hand);
-                c.free = self.mid(ply + 2, depth, fthpn, fthdn, false);
-                self.path.pop();
-                self.pos.undo_move(capture);
-                self.path.pop();
-            } else {
-                self.path.push(c.key, c.hand);
-                c.ordinary = self.mid(ply + 1, depth - 1, fthpn, fthdn, true);
-                self.path.pop();
-            }
-            self.pos.undo_move(c.mv);
-        }
-    }
-
-    /// At a defender node (the current position) by tsume convention: whether it is mated within
-    /// two plies, every reply mated in one or a transparent drop mated so after its capture; the
-    /// proof hand if so. (For `mate_in_three`.)
-    fn mated_within_two(&mut self) -> Option<Hand> {
-        let mut replies = Vec::new();
-        movegen::all_legal(&self.pos, &mut replies);
-        if let Some(p) = self.mated_now(&replies) {
-            return Some(p);
-        }
-        let transparent = futile::transparent_checker(&self.pos, &replies);
-        let mut need = self.interposition_hand();
-        for &r in &replies {
-            self.pos.do_move(r);
-            self.count_node();
-            let got = match self.pos.mate_in_one() {
-                Some(m1) => Some(self.mate_in_one_value(m1).hand),
-                None => {
-                    self.futile_mate_in_one().map(|v| v.hand).or_else(|| self.free_within_two(r, transparent))
-                }
-            };
-            self.pos.undo_move(r);
-            need = hands::max(need, got?);
-        }
-        Some(need)
-    }
-
-    /// Right after the defender's reply `r` (the current position): when `r` is a transparent
-    /// drop (against the check from `checker`), whether the position after its capture is mated
-    /// within two plies, and the proof hand before the capture.
-    fn free_within_two(&mut self, r: Move, checker: Option<Square>) -> Option<Hand> {
-        let checker = checker.filter(|_| r.is_drop())?;
-        let capture = futile::capture_of(&self.pos, checker, r.to())?;
-        self.pos.do_move(capture);
-        self.count_node();
-        let p = self.mated_within_two();
-        self.pos.undo_move(capture);
-        p.map(|p| hands::minus(p, r.dropped_piece()))
     }
 
     /// Searches the current node (at `ply`, already on the path) until its proof number reaches
@@ -997,8 +838,6 @@ impl<'a> Search<'a> {
         let mut children = std::mem::take(&mut self.pool[ply as usize]);
         children.clear();
         let child_depth = depth - 1;
-        let transparent =
-            if self.futile && !or { futile::transparent_checker(&self.pos, &moves) } else { None };
         for &m in &moves {
             let ckey = self.key_after(m);
             let chand = if or { self.hand_after_attack(hand, m) } else { hand };
@@ -1011,16 +850,7 @@ impl<'a> Search<'a> {
                 next: NO_NEXT,
                 delayed: false,
                 add: if or { self.drop_add(m) } else { 0 },
-                capture: None,
-                free_key: ckey,
-                free_hand: chand,
-                ordinary: NodeValue::unknown(1, 1, chand),
-                free: NodeValue::unknown(1, 1, chand),
             });
-            if let (Some(checker), true) = (transparent, m.is_drop()) {
-                let last = children.len() - 1;
-                self.make_transparent(&mut children[last], checker);
-            }
         }
         if or {
             self.link_promotions(&mut children);
@@ -1031,7 +861,7 @@ impl<'a> Search<'a> {
         while n < children.len() {
             if !children[n].delayed {
                 let mut c = children[n];
-                self.init_any(&mut c, or, depth);
+                self.init_child(&mut c, or, child_depth);
                 if c.next != NO_NEXT && releases(&c.v, or) {
                     children[c.next as usize].delayed = false;
                 }
@@ -1063,29 +893,21 @@ impl<'a> Search<'a> {
             } else {
                 (child_threshold(thpn, pn, share), thdn.min(widen(second, AND_INVERSE_EPSILON)))
             };
-            let v = if c.capture.is_some() {
-                let mut d = c;
-                self.search_transparent(&mut d, ply, depth, cthpn, cthdn);
-                children[best] = d;
-                d.v
-            } else {
-                self.pos.do_move(c.mv);
-                self.path.push(c.key, c.hand);
-                // An attacker child's search never starts with a mate in one: `init_child`
-                // proved it at once if it had one.
-                let v = self.mid(ply + 1, child_depth, cthpn, cthdn, !or);
-                self.path.pop();
-                self.pos.undo_move(c.mv);
-                children[best].v = v;
-                v
-            };
+            self.pos.do_move(c.mv);
+            self.path.push(c.key, c.hand);
+            // An attacker child's search never starts with a mate in one: `init_child` proved
+            // it at once if it had one.
+            let v = self.mid(ply + 1, child_depth, cthpn, cthdn, !or);
+            self.path.pop();
+            self.pos.undo_move(c.mv);
+            children[best].v = v;
             if releases(&v, or) {
                 // Expand the moves that waited for it (as many as the table resolves at once).
                 let mut next = c.next;
                 while next != NO_NEXT {
                     let mut d = children[next as usize];
                     d.delayed = false;
-                    self.init_any(&mut d, or, depth);
+                    self.init_child(&mut d, or, child_depth);
                     children[next as usize] = d;
                     if !releases(&d.v, or) {
                         break;
@@ -1183,34 +1005,6 @@ fn and_disproof(children: &[Child], hand: Hand) -> NodeValue {
         d = hands::with(d, pt, d.count(pt).min(hand.count(pt)));
     }
     NodeValue { rep_hi: c.v.rep_hi, ..NodeValue::disproven(d, c.v.len.saturating_add(1), c.v.rep) }
-}
-
-/// A transparent drop's value from its two forms (see [`Child::capture`]), in the ordinary
-/// form's terms: proven when either is (the free form's mate one ply shorter than the plies
-/// after the capture, and without the captured piece in hand), disproven when both are.
-fn combine(c: &Child) -> NodeValue {
-    let (o, f) = (c.ordinary, c.free);
-    let free_len = f.len.saturating_sub(1);
-    let free_hand = hands::minus(f.hand, c.mv.dropped_piece());
-    if f.is_proven() && (!o.is_proven() || free_len < o.len) {
-        NodeValue::proven(free_hand, free_len, None)
-    } else if o.is_proven() {
-        o
-    } else if o.is_disproven() && f.is_disproven() {
-        let (mut rep, mut rep_hi) = (o.rep, o.rep_hi);
-        if f.rep != NO_REP {
-            rep_hi = if rep == NO_REP { f.rep_hi } else { rep_hi.max(f.rep_hi) };
-            rep = rep.min(f.rep);
-        }
-        NodeValue { rep_hi, ..NodeValue::disproven(hands::min(o.hand, free_hand), o.len.min(free_len), rep) }
-    } else {
-        let dn = match (o.is_disproven(), f.is_disproven()) {
-            (true, _) => f.dn,
-            (_, true) => o.dn,
-            _ => (o.dn.max(f.dn) as u64 + 1).min(PN_MAX as u64) as u32,
-        };
-        NodeValue::unknown(o.pn.min(f.pn), dn, c.hand)
-    }
 }
 
 /// Whether a child's value lets the move waiting for it (its `next`) be expanded: at a defender

@@ -14,21 +14,11 @@
 //! hand, as the captured pieces are left out of it by definition.
 //!
 //! An interposition met otherwise, or one the defender makes with other moves still open to it,
-//! counts as any other move, but for one allowance, the **transparent drop**: where the defender
-//! in check along a line has a move other than a drop ([`transparent_checker`]), a drop between
-//! that the checker takes with check ([`capture_of`]) costs no plies. The search counts it as
-//! the better for the attacker of the two: the drop as a move (one ply, then the attacker's
-//! best), or the position after the capture at the plies of the defender node itself (the
-//! drop and the capture free). This is the depth-limited form of "a drop whose capture leaves a
-//! mate no longer than the defender's other replies is free": a defender node mated within `d`
-//! plies by this rule has every reply but such drops mated within `d`, and each such drop
-//! mated within `d` after its capture. Unlike a rule that compares the capture's mate with the
-//! other replies' exact lengths, it only gets easier for the attacker with more pieces in hand,
-//! so proofs and disproofs keep their hands in the table.
+//! counts as any other move.
 
 use crate::attacks;
 use crate::position::{MoveList, Position};
-use crate::types::{Move, PieceType, Square};
+use crate::types::{Move, PieceType};
 
 /// Whether the side to move is mated by convention (see the module docs): in check, with no
 /// legal move but drops, and every square between the checker and the king (if it checks alone
@@ -55,40 +45,9 @@ pub(crate) fn mated_with(pos: &mut Position, replies: &[Move]) -> bool {
     attacks::between(k, c).into_iter().all(|s| taken_and_mated(pos, c, s))
 }
 
-/// At a defender node with the legal moves `replies`: the square of the piece that checks it,
-/// when the defender's drops there may be transparent (see the module docs): one piece checks
-/// along a line with squares between, and the defender has a move other than a drop. `None`
-/// otherwise (drops then count as any move, or all are futile by [`mated`]).
-pub(crate) fn transparent_checker(pos: &Position, replies: &[Move]) -> Option<Square> {
-    let checkers = pos.checkers();
-    if checkers.is_empty() || checkers.more_than_one() || replies.iter().all(|m| m.is_drop()) {
-        return None;
-    }
-    let (c, k) = (checkers.lsb()?, pos.king_square(pos.side_to_move())?);
-    (!attacks::between(k, c).is_empty()).then_some(c)
-}
-
-/// In the position right after the defender dropped on `to` between the king and the checker on
-/// `c`: the checker's capture of the drop, if legal and a check. A bishop or rook promotes where
-/// it may (the promoted piece keeps the line and adds steps); a lance promotes only where it
-/// must, and then must check as a promoted piece.
-pub(crate) fn capture_of(pos: &Position, c: Square, to: Square) -> Option<Move> {
-    let pc = pos.piece_on(c)?;
-    let attacker = pc.color();
-    let pt = pc.piece_type();
-    let zone = to.in_promotion_zone(attacker) || c.in_promotion_zone(attacker);
-    let promote = match pt {
-        PieceType::Bishop | PieceType::Rook => zone,
-        PieceType::Lance => to.relative_rank(attacker) == 0,
-        _ => false,
-    };
-    let m = Move::normal(c, to, promote);
-    (pos.is_legal_move(m) && pos.gives_check(m)).then_some(m)
-}
-
 /// Whether the checker on `c`, moved to `s` (taking what was dropped there), leaves the defender
 /// mated by convention: with or without promotion, where the move allows either.
-fn taken_and_mated(pos: &mut Position, c: Square, s: Square) -> bool {
+fn taken_and_mated(pos: &mut Position, c: crate::types::Square, s: crate::types::Square) -> bool {
     let Some(pc) = pos.piece_on(c) else { return false };
     let attacker = pc.color();
     let pt = pc.piece_type();
@@ -153,33 +112,6 @@ mod tests {
         assert!(!mated_sfen("7lk/7p1/9/9/9/9/9/9/8L w 2r2b4g4s4n2l17p 1"));
         // A gold on 2c guards 1b: every drop is taken, and it is mate by convention.
         assert!(mated_sfen("7lk/7p1/7G1/9/9/9/9/9/8L w 2r2b3g4s4n2l17p 1"));
-    }
-
-    #[test]
-    fn transparent_drops_need_another_move_and_a_capture_with_check() {
-        // The dragon on 5a checks the king on 1a, which may step to 1b: drops between may be
-        // transparent, and the dragon takes one on 3a with check.
-        let mut pos = Position::from_sfen("4+R3k/6S2/9/9/9/9/9/9/9 w r2b4g3s4n4l18p 1").unwrap();
-        let replies = MoveList::legal(&pos, true);
-        let checker = transparent_checker(&pos, replies.as_slice());
-        assert_eq!(checker.map(|c| c.to_string()), Some("5a".to_string()));
-        let drop = replies.iter().copied().find(|m| m.to_string() == "P*3a").unwrap();
-        pos.do_move(drop);
-        let capture = capture_of(&pos, checker.unwrap(), drop.to()).map(|m| m.to_string());
-        assert_eq!(capture, Some("5a3a".to_string()));
-        pos.undo_move(drop);
-        // With the gold on 1c the king has no step: only drops, so none is transparent (the
-        // position is mated by convention instead).
-        let pos = Position::from_sfen("4+R3k/6S2/8G/9/9/9/9/9/9 w r2b3g3s4n4l18p 1").unwrap();
-        assert_eq!(transparent_checker(&pos, MoveList::legal(&pos, true).as_slice()), None);
-        // A rook taking a drop in its promotion zone promotes; a lance on the last rank must.
-        let mut pos = Position::from_sfen("R7k/9/9/9/9/9/9/9/9 w r2b4g4s4n4l18p 1").unwrap();
-        let drop = MoveList::legal(&pos, true).iter().copied().find(|m| m.to_string() == "G*5a").unwrap();
-        pos.do_move(drop);
-        assert_eq!(
-            capture_of(&pos, Square::from_usi("9a").unwrap(), drop.to()).map(|m| m.to_string()),
-            Some("9a5a+".to_string())
-        );
     }
 
     /// The same question asked the long way, with real moves: every legal drop is taken by the

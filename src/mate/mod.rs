@@ -319,9 +319,7 @@ fn solve_with(
 
     // 4. With the shortest proven, the principal variation: the tree's line with the attacker's
     //    shortest and the defender's longest at every node (see `pv::principal`).
-    //    Not by tsume convention: `pv::principal` weighs every drop as an ordinary reply, not
-    //    as the transparent drop it may be (`futile.rs`).
-    if let (Some(tree_line), true) = (&line, shortest && !limits.futile) {
+    if let (Some(tree_line), true) = (&line, shortest) {
         s.budget = budget;
         s.budget.nodes = budget.nodes.min(s.nodes.saturating_add(s.nodes.max(SHORTEN_MIN)));
         if let Some(p) = pv::principal(&mut s, tree_line, len)
