@@ -226,7 +226,7 @@ impl Worker {
             if self.id == 0 {
                 self.check_time(shared);
             } else {
-                self.publish_nodes(shared);
+                self.publish_counters(shared);
             }
         }
     }
@@ -913,6 +913,9 @@ impl Worker {
                 debug_assert!(rm.mv == m);
                 rm.add_score(value);
                 if move_count == 1 || value > alpha {
+                    if move_count > 1 && self.pv_idx == 0 {
+                        self.best_move_changes += 1;
+                    }
                     rm.score = value;
                     rm.sel_depth = sel_depth;
                     rm.bound = if value >= beta {

@@ -34,6 +34,9 @@ impl Worker {
         } else {
             self.iterate(shared);
             self.release_held_report(shared);
+            let best = &self.root_moves[0];
+            let manager = self.manager.as_mut().expect("the main worker has the search manager");
+            manager.finish(best.average_score, best.score);
             BestMove::Move { best: self.root_moves[0].mv, ponder: None }
         };
         // A pondering or infinite search reports only after `stop` (or, pondering, `ponderhit`).
@@ -41,7 +44,7 @@ impl Worker {
         {
             wait_a_moment(shared);
         }
-        self.publish_nodes(shared);
+        self.publish_counters(shared);
         result
     }
 
@@ -52,12 +55,13 @@ impl Worker {
         if !self.root_moves.is_empty() {
             self.iterate(shared);
         }
-        self.publish_nodes(shared);
+        self.publish_counters(shared);
     }
 
     fn init_root_moves(&mut self, shared: &SharedState) {
         self.root_color = self.pos.side_to_move();
         self.nodes = 0;
+        self.best_move_changes = 0;
         self.check_mask = super::control::check_interval(shared.limits.nodes) - 1;
         self.completed_depth = 0;
         self.sel_depth = 0;
@@ -80,8 +84,10 @@ impl Worker {
     }
 
     #[inline]
-    pub(super) fn publish_nodes(&self, shared: &SharedState) {
-        shared.nodes[self.id].0.store(self.nodes, Ordering::Relaxed);
+    pub(super) fn publish_counters(&self, shared: &SharedState) {
+        let counters = &shared.counters[self.id];
+        counters.nodes.store(self.nodes, Ordering::Relaxed);
+        counters.best_move_changes.store(self.best_move_changes, Ordering::Relaxed);
     }
 
     /// Milliseconds on the main thread's clock (main worker only).
@@ -97,7 +103,7 @@ impl Worker {
         if crate::sys::host_yield::pause_if_due() {
             shared.reporter.checkpoint(&shared.control);
         }
-        self.publish_nodes(shared);
+        self.publish_counters(shared);
         if self.lines(shared) != self.iteration_multi_pv {
             self.restart = true;
         }
@@ -135,7 +141,7 @@ impl Worker {
             // `ponderhit`), but no deeper iteration starts past it: a weak level's budget holds
             // when it ponders too, give or take the iteration that crossed it.
             if main && self.completed_depth > 0 && shared.control.pondering.load(Ordering::Relaxed) {
-                self.publish_nodes(shared);
+                self.publish_counters(shared);
                 if shared.limits.nodes.is_some_and(|limit| shared.total_nodes() >= limit) {
                     break;
                 }
@@ -224,11 +230,17 @@ impl Worker {
                 best.abs() >= VALUE_MATE - MAX_PLY && 3 * (VALUE_MATE - best.abs()) + 6 <= depth;
             let single = self.root_moves.len() == 1;
             let manager = self.manager.as_mut().expect("the main worker has the search manager");
+            let scale = manager.settle(shared, self.root_moves[0].mv, best, depth);
             let done_by_time = manager.time_plan.is_some_and(|plan| {
                 let elapsed = manager.elapsed_ms();
-                single
-                    || (elapsed >= plan.free
-                        && elapsed * 100 >= plan.optimum * params::NewIterationPercent() as u64)
+                let soft = plan.optimum as f64 * params::NewIterationPercent() as f64 / 100.0 * scale;
+                log::debug!(
+                    "depth {depth}: {elapsed} ms of {} ({:.2} x {})",
+                    soft as u64,
+                    scale,
+                    plan.optimum
+                );
+                single || (elapsed >= plan.free && elapsed as f64 >= soft)
             });
             if mate_proven && shared.limits.depth.is_none() || done_by_time {
                 if shared.control.pondering.load(Ordering::SeqCst) {

@@ -83,8 +83,36 @@ params! {
     /// (`VALUE_EVAL_MAX`), as YaneuraOu scores them just short of its win range: with less, a
     /// side losing by more threw pieces into a cycle to cap its loss at minus this.
     SuperiorValue = 20000, 0, 20000;
-    /// Soft time limit: percentage of the optimum after which no new iteration starts.
+    /// Soft time limit: percentage of the optimum after which no new iteration starts, for a
+    /// settled search (`time::Settledness` stretches it for an unsettled one).
     NewIterationPercent = 60, 20, 100;
+    /// The falling-score factor, in per mille: this...
+    TmFallingBase = 111, 0, 1000;
+    /// ... plus this per unit the best score fell below the previous move's average...
+    TmFallingPrevious = 47, 0, 200;
+    /// ... plus this per unit it fell below the score of three iterations ago...
+    TmFallingIteration = 21, 0, 200;
+    /// ... at least this...
+    TmFallingMin = 500, 100, 1000;
+    /// ... and at most this.
+    TmFallingMax = 1500, 1000, 3000;
+    /// The best move is stable when it last changed more than this many iterations ago.
+    TmStableDepth = 8, 2, 20;
+    /// The time reduction (percent) of a stable best move...
+    TmReductionStable = 157, 100, 300;
+    /// ... and of one that is not. The time is multiplied by (carry + the previous move's
+    /// reduction) / (divisor * this move's reduction), all in percent, with the carry...
+    TmReductionUnstable = 65, 20, 100;
+    /// ... this...
+    TmReductionCarry = 140, 50, 300;
+    /// ... and the divisor this.
+    TmReductionDivisor = 208, 100, 400;
+    /// The instability factor: 1 + this percent per best-move change (per thread, halved each
+    /// iteration).
+    TmInstability = 170, 0, 400;
+    /// The whole product, in percent: a settled search's product is about 45%, so that 220 makes
+    /// it stop where it always did.
+    TmScale = 220, 50, 500;
 
     /// History bonus of a move that cut off: this per ply of depth...
     HistBonusMul = 128, 20, 400;

@@ -1,6 +1,6 @@
 //! The state the threads of a search share (behind an `Arc`): the control flags the front end
 //! flips (`stop`, pondering, `ponderhit`), the histories the threads learn together, the
-//! per-thread node counters, and the table, limits, settings and reporter of the search.
+//! per-thread counters, and the table, limits, settings and reporter of the search.
 
 use super::config::SearchConfig;
 use super::control::SearchControl;
@@ -13,10 +13,14 @@ use crate::sys::time::Instant;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// A node counter on its own cache line.
+/// What one thread counts for the others to read, on its own cache line: its nodes, and how
+/// often its best root move changed in this search (the time manager's measure of instability).
 #[derive(Default)]
 #[repr(align(64))]
-pub struct NodeCounter(pub AtomicU64);
+pub struct ThreadCounters {
+    pub nodes: AtomicU64,
+    pub best_move_changes: AtomicU64,
+}
 
 /// The histories all the search threads learn together, as Stockfish's and YaneuraOu's do: the
 /// pawn history and the structure tables of the correction history. Sized for the number of
@@ -52,7 +56,7 @@ pub struct SharedState {
     pub tt: Arc<TranspositionTable>,
     pub histories: Arc<SharedHistories>,
     pub control: Arc<SearchControl>,
-    pub nodes: Vec<NodeCounter>,
+    pub counters: Vec<ThreadCounters>,
     pub limits: Limits,
     pub config: SearchConfig,
     pub start: Instant,
@@ -71,7 +75,12 @@ impl SharedState {
     }
 
     pub fn total_nodes(&self) -> u64 {
-        self.nodes.iter().map(|n| n.0.load(Ordering::Relaxed)).sum()
+        self.counters.iter().map(|c| c.nodes.load(Ordering::Relaxed)).sum()
+    }
+
+    /// The best root move's changes in this search, summed over the threads.
+    pub fn best_move_changes(&self) -> u64 {
+        self.counters.iter().map(|c| c.best_move_changes.load(Ordering::Relaxed)).sum()
     }
 
     #[inline(always)]

@@ -18,7 +18,7 @@ use super::limits::Limits;
 use super::manager::SearchManager;
 use super::report::{BestMove, Reporter};
 use super::root_move::RootMove;
-use super::shared::{NodeCounter, SharedHistories, SharedState};
+use super::shared::{SharedHistories, SharedState, ThreadCounters};
 use super::stack::{Frame, PvTable, STACK_OFFSET};
 use super::tt::TranspositionTable;
 use crate::eval::{EvalType, Evaluator};
@@ -83,6 +83,8 @@ pub struct Worker {
     /// The node count's low bits that are zero when the limits are due for a check (one less
     /// than a power of two; the search checks the limits every `check_mask + 1` nodes).
     pub check_mask: u64,
+    /// How often the best root move changed in this search (the first line's, at the root).
+    pub best_move_changes: u64,
 }
 
 /// The late-move reduction factors: `LmrScale / 128 * ln(i)` for a depth or move count `i`; a
@@ -131,6 +133,7 @@ impl Worker {
             last_iteration_pv: Vec::new(),
             completed_lines: Vec::new(),
             check_mask: super::control::check_interval(None) - 1,
+            best_move_changes: 0,
         })
     }
 
@@ -138,6 +141,9 @@ impl Worker {
     pub fn clear(&mut self) {
         self.history.clear();
         self.correction.clear();
+        if let Some(manager) = &mut self.manager {
+            manager.new_game();
+        }
     }
 }
 
@@ -286,7 +292,7 @@ impl ThreadPool {
             tt,
             histories: Arc::clone(&self.histories),
             control: Arc::clone(&self.control),
-            nodes: (0..self.workers.len()).map(|_| NodeCounter::default()).collect(),
+            counters: (0..self.workers.len()).map(|_| ThreadCounters::default()).collect(),
             limits,
             config,
             start: Instant::now(),

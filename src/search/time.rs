@@ -11,6 +11,9 @@
 //!
 //! `MinimumThinkingTime` lifts the optimum up to a third of the maximum at most.
 //!
+//! Between iterations the search stops at `NewIterationPercent` of the optimum once it is settled,
+//! later when it is not ([`Settledness`]); inside an iteration only the maximum stops it.
+//!
 //! Time that costs nothing (`TimePlan::free`: the byoyomi once the main time is gone, or a
 //! `movetime`) is always used: iterative deepening does not stop early before it runs out.
 //!
@@ -19,7 +22,8 @@
 //! no cost on the server's clock.
 
 use super::limits::Limits;
-use crate::types::Color;
+use super::params;
+use crate::types::{Color, Value};
 
 /// The time-related USI options (the defaults are the options' defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +76,57 @@ impl TimePlan {
         }
         let next_second = (elapsed + self.delay) / 1000 * 1000 + 1000;
         next_second.saturating_sub(self.delay + 20).max(elapsed).min(self.maximum)
+    }
+}
+
+/// How settled the search is after a completed iteration, which stretches the time a search
+/// takes before it starts no new iteration (the scheme of Stockfish's time management, in this
+/// engine's units): a best score that fell below the previous move's or below the iterations'
+/// before, a best move that changed lately or often, take longer; a settled search stops where
+/// `NewIterationPercent` of the optimum says.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settledness {
+    /// The best score of the iteration just completed.
+    pub best: Value,
+    /// The previous move's search: its best move's average score (None at a game's first).
+    pub previous_average: Option<Value>,
+    /// The best score of four iterations ago (before the fourth, the previous move's best).
+    pub four_iterations_ago: Value,
+    /// The iteration just completed, and the one in which the best move last changed.
+    pub depth: i32,
+    pub best_move_depth: i32,
+    /// The best move's changes, halved at each iteration, per thread.
+    pub changes_per_thread: f64,
+    /// The previous move's time reduction (`Settledness::reduction`).
+    pub previous_reduction: f64,
+}
+
+impl Settledness {
+    /// The time reduction of this iteration: larger when the best move has stood longer.
+    pub fn reduction(&self) -> f64 {
+        let percent = if self.best_move_depth + params::TmStableDepth() < self.depth {
+            params::TmReductionStable()
+        } else {
+            params::TmReductionUnstable()
+        };
+        percent as f64 / 100.0
+    }
+
+    /// The factor on the time before no new iteration starts: 1 for a settled search, up to
+    /// several times that for an unsettled one.
+    pub fn scale(&self) -> f64 {
+        // Falls are clamped first: a mate score would otherwise dominate the products.
+        let fall = |from: Value| (from as i64 - self.best as i64).clamp(-10_000, 10_000);
+        let previous = self.previous_average.map_or(0, fall);
+        let falling = (params::TmFallingBase() as i64
+            + params::TmFallingPrevious() as i64 * previous
+            + params::TmFallingIteration() as i64 * fall(self.four_iterations_ago))
+        .clamp(params::TmFallingMin() as i64, params::TmFallingMax() as i64) as f64
+            / 1000.0;
+        let reduction = (params::TmReductionCarry() as f64 / 100.0 + self.previous_reduction)
+            / (params::TmReductionDivisor() as f64 / 100.0 * self.reduction());
+        let instability = 1.0 + params::TmInstability() as f64 / 100.0 * self.changes_per_thread;
+        falling * reduction * instability * params::TmScale() as f64 / 100.0
     }
 }
 
@@ -148,6 +203,7 @@ pub fn plan(limits: &Limits, us: Color, game_ply: u32, opts: &TimeOptions) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::VALUE_MATE;
 
     fn limits(time: u64, inc: u64, byoyomi: u64) -> Limits {
         Limits { time: [Some(time), Some(time)], inc: [inc, inc], byoyomi, ..Limits::default() }
@@ -229,6 +285,42 @@ mod tests {
                 assert!(clock >= inc.min(30 * inc), "{clock} + {inc} at ply {ply}");
             }
         }
+    }
+
+    fn settled() -> Settledness {
+        Settledness {
+            best: 120,
+            previous_average: Some(120),
+            four_iterations_ago: 120,
+            depth: 20,
+            best_move_depth: 5,
+            changes_per_thread: 0.0,
+            previous_reduction: params::TmReductionStable() as f64 / 100.0,
+        }
+    }
+
+    /// A settled search stops where `NewIterationPercent` says; each sign of an unsettled one
+    /// makes it think longer, and together they can make it think several times as long.
+    #[test]
+    fn an_unsettled_search_takes_longer() {
+        let s = settled();
+        assert!((s.scale() - 1.0).abs() < 0.01, "{}", s.scale());
+        // A score risen since the previous move is settled too.
+        assert_eq!(Settledness { best: 300, ..s }.scale(), s.scale());
+        let fallen = Settledness { best: 60, ..s }.scale();
+        let changed_late = Settledness { best_move_depth: 18, ..s }.scale();
+        let changing = Settledness { changes_per_thread: 1.5, ..s }.scale();
+        for (what, scale) in [("fallen", fallen), ("changed late", changed_late), ("changing", changing)] {
+            assert!(scale > 1.3, "{what}: {scale}");
+        }
+        let all = Settledness { best: 60, best_move_depth: 18, changes_per_thread: 1.5, ..s }.scale();
+        assert!(all > fallen.max(changed_late).max(changing), "{all}");
+        assert!(all > 5.0, "{all}");
+        // The falling factor is bounded, so that a lost mate cannot make a move take forever.
+        let mated = Settledness { best: -VALUE_MATE, previous_average: Some(VALUE_MATE), ..s }.scale();
+        assert_eq!(mated, Settledness { best: -1000, ..s }.scale());
+        // A game's first search has no previous move to compare with.
+        assert_eq!(Settledness { previous_average: None, ..s }.scale(), s.scale());
     }
 
     #[test]
