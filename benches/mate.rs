@@ -10,11 +10,12 @@
 //! so its count moves with the load too.
 //!
 //! `cargo bench --bench mate -- [NAME...] [--long] [--nodes N] [--secs S] [--hash MB] [--futile]
-//! [--mate1] [--lines]`: NAMEs (substrings) choose rows; `--nodes` and `--secs` limit each problem (default
-//! 50 M nodes and 60 s); `--hash` is the table size (default 256 MiB, `MateHash`'s default);
+//! [--mate1] [--lines]`: NAMEs (substrings) choose rows; `--nodes` and `--secs` limit each
+//! problem (default 50 M nodes and 60 s); `--hash` is the table size (default 256 MiB, `MateHash`'s default);
 //! `--futile` solves by tsume convention, as `go mate` does (futile interpositions not counted;
 //! without it every interposition counts, as the rows' lengths do but for `TSUME_` rows);
-//! `--mate1` times `Position::mate_in_one` alone; `--lines` prints each mating line (USI) too. Each problem starts from an empty table.
+//! `--mate1` times `Position::mate_in_one` alone; `--lines` prints each mating line (USI) too.
+//! Each problem starts from an empty table.
 //! Every line is replayed (`verify_line_by`).
 //! `--generate N SEED` prints N new generated rows instead.
 
@@ -177,9 +178,8 @@ fn main() {
         generate(value(&args, i, "--generate"), value(&args, i + 1, "--generate N SEED"));
         return;
     }
-    let (mut nodes, mut secs, mut hash, mut long, mut futile) =
-        (50_000_000u64, 60f64, 256usize, false, false);
-    let lines = args.iter().any(|a| a == "--lines");
+    let (mut nodes, mut secs, mut hash, mut long, mut futile, mut lines) =
+        (50_000_000u64, 60f64, 256usize, false, false, false);
     let mut names = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -198,6 +198,7 @@ fn main() {
                 continue;
             }
             "--lines" => {
+                lines = true;
                 i += 1;
                 continue;
             }

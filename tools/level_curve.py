@@ -18,8 +18,9 @@ curve; the others are fitted (they tie the chain together) and listed.
 It prints each grade's fitted and pooled rating with its games, the curve as skill.rs writes it,
 and the twenty levels evenly spaced on that curve: each one's rating, grade and node budget.
 
-With `--knots G` the curve is instead a broken line with knots every G grades (and full strength),
-fitted to the same games in one piece: each grade's rating is read off the line, so a 20-game
+With `--knots G` the curve is instead a broken line with knots every G grades and one at the
+highest grade played below full strength (which stays its own player), fitted to the same games
+in one piece: each grade's rating is read off the line, so a 20-game
 step's noise is shared with the steps beside it rather than taken as the curve. Knots without a
 player beside them are left out; the line is then made to rise as above.
 """
@@ -193,28 +194,39 @@ def knot_basis(players: list[Player], today: set[Player], knots: list[int], full
     return basis
 
 
+def played_by(games: list[tuple[Player, Player, float, int]]) -> dict[Player, int]:
+    """The games each player of `games` played."""
+    played: dict[Player, int] = {}
+    for a, b, _, n in games:
+        for p in (a, b):
+            played[p] = played.get(p, 0) + n
+    return played
+
+
+def knot_weights(basis: Basis) -> list[tuple[Player, int, float]]:
+    """(player, knot, weight) of every term of `basis` that is a knot."""
+    return [(p, q[1], w) for p, terms in basis.items() for q, w in terms if q[0] == "knot"]
+
+
 def smooth_curve(games: list[tuple[Player, Player, float, int]], today: set[Player], step: int,
-                 anchor: int, full: int) -> list[tuple[int, float, int]]:
+                 anchor: int, full: int, played: dict[Player, int]) -> list[tuple[int, float, int]]:
     """(knot, rating, weight) of the broken line with knots every `step` hundredths of a grade,
     and one at the highest grade below full strength that played, that fits `games` likeliest;
     knots without a player of `today` beside them are left out (a player weighs on the two knots
-    around it; the weight is its games times that share)."""
+    around it; the weight is its games, `played`, times that share)."""
     players = sorted({p for a, b, _, _ in games for p in (a, b)})
     top = max((g for g, n in players if (g, n) in today and g < full), default=0)
     knots = list(range(0, top, step)) + [top]
     while True:
         basis = knot_basis(players, today, knots, full)
-        used = {q[1] for terms in basis.values() for q, _ in terms if isinstance(q, tuple) and q[0] == "knot"}
-        if set(knots) <= used:
+        used = sorted({k for _, k, _ in knot_weights(basis)})
+        if used == knots:
             break
-        knots = sorted(used)
+        knots = used
     value = fit_parameters(games, basis, anchor, (full, 1))
-    weight = {k: 0.0 for k in knots}
-    for p, terms in basis.items():
-        n = sum(g for a, b, _, g in games if p in (a, b))
-        for q, w in terms:
-            if isinstance(q, tuple) and q[0] == "knot":
-                weight[q[1]] += n * w
+    weight = dict.fromkeys(knots, 0.0)
+    for p, k, w in knot_weights(basis):
+        weight[k] += played[p] * w
     return [(k, value[("knot", k)], round(weight[k])) for k in knots]
 
 
@@ -297,7 +309,7 @@ def main(args: argparse.Namespace) -> int:
     full = 100 * FULL_LEVEL
     rule = parse_lines((args.repo / "src/search/skill.rs").read_text())
     rating = fit(games, args.anchor, (full, 1))
-    played = {p: sum(n for a, b, _, n in games if p in (a, b)) for p in rating}
+    played = played_by(games)
     today = sorted(p for p in rating if lines_at(rule, p[0]) == p[1])
     pool = pooled([(g, rating[(g, n)], played[(g, n)]) for g, n in today])
     rising = {g: r for g, r, _ in pool}
@@ -308,7 +320,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"| {g / 100:.2f} | {n} | {played[(g, n)]} | {rating[(g, n)]:.0f} | {kept} |")
     print()
     if args.knots:
-        knots = smooth_curve(games, set(today), round(100 * args.knots), args.anchor, full)
+        knots = smooth_curve(games, set(today), round(100 * args.knots), args.anchor, full, played)
         pool = pooled(knots + [(full, float(args.anchor), played[(full, 1)])])
         print("| knot | weight | fitted | rising |")
         print("|---|---|---|---|")

@@ -13,6 +13,7 @@ from tools.level_curve import (
     node_budget,
     parse_curve,
     parse_lines,
+    played_by,
     pooled,
     smooth_curve,
 )
@@ -129,7 +130,7 @@ class Knots(unittest.TestCase):
         games.append((full, players[-1], won[100], 100))
         per_grade = fit(games, 3000, full)
         self.assertAlmostEqual(per_grade[(400, 4)] - per_grade[(200, 4)], 300.0, delta=2.0)
-        knots = smooth_curve(games, set(players), 400, 3000, 2000)
+        knots = smooth_curve(games, set(players), 400, 3000, 2000, played_by(games))
         self.assertEqual([k for k, _, _ in knots], [0, 400, 600])
         rating = {k: r for k, r, _ in knots}
         self.assertAlmostEqual(rating[600], 2900.0, delta=2.0)
@@ -142,7 +143,7 @@ class Knots(unittest.TestCase):
     def test_knots_without_players_are_left_out_and_full_strength_is_its_own(self):
         full, low, high = (2000, 1), (0, 4), (1000, 4)
         games = [(high, low, 76.0, 100), (full, high, 91.0, 100)]
-        knots = smooth_curve(games, {low, high}, 200, 3000, 2000)
+        knots = smooth_curve(games, {low, high}, 200, 3000, 2000, played_by(games))
         self.assertEqual([k for k, _, _ in knots], [0, 1000])
         self.assertAlmostEqual(knots[1][1], 3000 - 400.0, delta=4.0)
         self.assertAlmostEqual(knots[0][1], 3000 - 600.0, delta=4.0)
