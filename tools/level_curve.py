@@ -22,7 +22,12 @@ With `--knots G` the curve is instead a broken line with knots every G grades an
 highest grade played below full strength (which stays its own player), fitted to the same games
 in one piece: each grade's rating is read off the line, so a 20-game
 step's noise is shared with the steps beside it rather than taken as the curve. Knots without a
-player beside them are left out; the line is then made to rise as above.
+player beside them are left out; the line is then made to rise as above. Each knot, and each
+level's rating read off the line, carries 95% bounds from the fit's information (relative to the
+anchor, whose own bounds are R0068's).
+
+With `--ladder` (and `--knots`) no new curve is made: the repository's own levels are read off the
+line, each beside its games against the level below at builds whose curve is the repository's.
 """
 
 from __future__ import annotations
@@ -214,6 +219,13 @@ def smooth_curve(games: list[tuple[Player, Player, float, int]], today: set[Play
     and one at the highest grade below full strength that played, that fits `games` likeliest;
     knots without a player of `today` beside them are left out (a player weighs on the two knots
     around it; the weight is its games, `played`, times that share)."""
+    return smooth_line(games, today, step, anchor, full, played)[0]
+
+
+def smooth_line(games: list[tuple[Player, Player, float, int]], today: set[Player], step: int,
+                anchor: int, full: int, played: dict[Player, int]) -> tuple[list[tuple[int, float, int]], dict]:
+    """`smooth_curve`'s knots and the covariance of their ratings (Elo squared, keyed by pairs
+    of knot grades): the inverse of the fit's information, full strength held fixed."""
     players = sorted({p for a, b, _, _ in games for p in (a, b)})
     top = max((g for g, n in players if (g, n) in today and g < full), default=0)
     knots = list(range(0, top, step)) + [top]
@@ -227,7 +239,67 @@ def smooth_curve(games: list[tuple[Player, Player, float, int]], today: set[Play
     weight = dict.fromkeys(knots, 0.0)
     for p, k, w in knot_weights(basis):
         weight[k] += played[p] * w
-    return [(k, value[("knot", k)], round(weight[k])) for k in knots]
+    covariance = {(q[1], r[1]): c for (q, r), c in fit_covariance(games, basis, value, (full, 1)).items()
+                  if q[0] == "knot" and r[0] == "knot"}
+    return [(k, value[("knot", k)], round(weight[k])) for k in knots], covariance
+
+
+def fit_covariance(games: list[tuple[Player, Player, float, int]], basis: Basis, value: dict,
+                   anchored: object) -> dict:
+    """The covariance (Elo squared) of `fit_parameters`'s parameters at `value`, `anchored` held
+    fixed: the inverse of the likelihood's information, the usual large-sample bounds."""
+    params = sorted({q for terms in basis.values() for q, _ in terms} - {anchored}, key=str)
+    index = {q: i for i, q in enumerate(params)}
+
+    def rating(p: Player) -> float:
+        return sum(value[q] * w for q, w in basis[p])
+
+    info = [[0.0] * len(params) for _ in params]
+    for a, b, _, n in games:
+        slope = [0.0] * len(params)
+        for side, sign in ((a, 1.0), (b, -1.0)):
+            for q, w in basis[side]:
+                if q in index:
+                    slope[index[q]] += sign * w
+        expected = 1 / (1 + 10 ** (-(rating(a) - rating(b)) / 400))
+        scale = n * expected * (1 - expected) / ELO_PER_NAT**2
+        for i, si in enumerate(slope):
+            if si:
+                for j, sj in enumerate(slope):
+                    info[i][j] += scale * si * sj
+    inverse = inverted(info)
+    return {(q, r): inverse[index[q]][index[r]] for q in params for r in params}
+
+
+def inverted(matrix: list[list[float]]) -> list[list[float]]:
+    """The inverse of a square matrix (Gauss-Jordan with partial pivoting)."""
+    n = len(matrix)
+    rows = [list(row) + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(matrix)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) < 1e-12:
+            raise Fatal("the games do not bound every knot of the line: its information is singular")
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        lead = rows[col][col]
+        rows[col] = [x / lead for x in rows[col]]
+        for r in range(n):
+            if r != col and rows[r][col]:
+                factor = rows[r][col]
+                rows[r] = [x - factor * y for x, y in zip(rows[r], rows[col], strict=True)]
+    return [row[n:] for row in rows]
+
+
+def on_line(knots: list[tuple[int, float, int]], covariance: dict, grade: int) -> tuple[float, float]:
+    """The line's rating at `grade` and its standard error: the two knots around it, weighted as
+    `knot_basis` weighs a player (beyond the last knot, the last knot's)."""
+    grades = [k for k, _, _ in knots]
+    rating = {k: r for k, r, _ in knots}
+    i = max((j for j, k in enumerate(grades) if k <= grade), default=0)
+    lo, hi = grades[i], grades[min(i + 1, len(grades) - 1)]
+    ends = [(lo, 1.0)] if hi == lo or grade >= hi else [(lo, (hi - grade) / (hi - lo)), (hi, (grade - lo) / (hi - lo))]
+    value = sum(rating[k] * w for k, w in ends)
+    variance = sum(wq * wr * covariance[(q, r)] for q, wq in ends for r, wr in ends)
+    return value, math.sqrt(max(variance, 0.0))
 
 
 def name(player: Player) -> str:
@@ -285,9 +357,11 @@ def sides(row: dict[str, str]) -> tuple[int, int]:
     return levels[0], levels[1]
 
 
-def runs_games(root: Path, ids: list[str]) -> list[tuple[Player, Player, float, int]]:
+def runs_played(root: Path, ids: list[str]) -> list[tuple[dict[str, str], list[tuple[int, int]] | None,
+                                                        tuple[int, int], tuple[Player, Player]]]:
+    """Each run's ledger row, its build's curve, both sides' levels and both sides as players."""
     by_id = {row["id"]: row for row in ledger.read_ledger(root)}
-    games = []
+    out = []
     builds: dict[str, tuple[list[tuple[int, int]] | None, list[tuple[float, int]]]] = {}
     for rid in ids:
         row = by_id.get(rid)
@@ -298,16 +372,41 @@ def runs_games(root: Path, ids: list[str]) -> list[tuple[Player, Player, float, 
             source = build_source(root, commit)
             builds[commit] = (parse_curve(source), parse_lines(source))
         curve, rule = builds[commit]
-        a, b = ((g, lines_at(rule, g)) for g in (level_grade(curve, level) for level in sides(row)))
+        levels = sides(row)
+        a, b = ((g, lines_at(rule, g)) for g in (level_grade(curve, level) for level in levels))
+        out.append((row, curve, levels, (a, b)))
+    return out
+
+
+def runs_games(root: Path, ids: list[str]) -> list[tuple[Player, Player, float, int]]:
+    games = []
+    for row, _, _, (a, b) in runs_played(root, ids):
         w, d, l = (int(row[k]) for k in ("w", "d", "l"))
         games.append((a, b, w + d / 2, w + d + l))
     return games
 
 
+def neighbours(played: list, curve: list[tuple[int, int]] | None) -> dict[int, tuple[int, int, int]]:
+    """W-D-L of each level against the level below it, from the upper level's side, pooled over
+    the runs whose build had `curve`."""
+    pairs: dict[int, tuple[int, int, int]] = {}
+    for row, build_curve, (a, b), _ in played:
+        if build_curve != curve or abs(a - b) != 1:
+            continue
+        w, d, l = (int(row[k]) for k in ("w", "d", "l"))
+        upper, wdl = (a, (w, d, l)) if a > b else (b, (l, d, w))
+        pairs[upper] = tuple(x + y for x, y in zip(pairs.get(upper, (0, 0, 0)), wdl, strict=True))
+    return pairs
+
+
 def main(args: argparse.Namespace) -> int:
+    if args.ladder and not args.knots:
+        raise Fatal("--ladder reads each level off the broken line: give --knots too")
+    played_runs = runs_played(args.repo, args.runs)
     games = runs_games(args.repo, args.runs)
     full = 100 * FULL_LEVEL
-    rule = parse_lines((args.repo / "src/search/skill.rs").read_text())
+    source = (args.repo / "src/search/skill.rs").read_text()
+    rule = parse_lines(source)
     rating = fit(games, args.anchor, (full, 1))
     played = played_by(games)
     today = sorted(p for p in rating if lines_at(rule, p[0]) == p[1])
@@ -319,24 +418,62 @@ def main(args: argparse.Namespace) -> int:
         kept = f"{rising[g]:.0f}" if (g, n) in today else "(searches otherwise today)"
         print(f"| {g / 100:.2f} | {n} | {played[(g, n)]} | {rating[(g, n)]:.0f} | {kept} |")
     print()
+    line = None
     if args.knots:
-        knots = smooth_curve(games, set(today), round(100 * args.knots), args.anchor, full, played)
+        line = smooth_line(games, set(today), round(100 * args.knots), args.anchor, full, played)
+        knots = line[0]
         pool = pooled(knots + [(full, float(args.anchor), played[(full, 1)])])
-        print("| knot | weight | fitted | rising |")
-        print("|---|---|---|---|")
+        print("| knot | weight | fitted | 95% | rising |")
+        print("|---|---|---|---|---|")
         for (g, r, w), (_, kept, _) in zip(knots, pool):
-            print(f"| {g / 100:.2f} | {w} | {r:.0f} | {kept:.0f} |")
+            se = math.sqrt(line[1][(g, g)])
+            print(f"| {g / 100:.2f} | {w} | {r:.0f} | [{r - 1.96 * se:.0f}, {r + 1.96 * se:.0f}] | {kept:.0f} |")
         print()
+    if args.ladder:
+        curve = parse_curve(source)
+        if curve is None:
+            raise Fatal("the repository's skill.rs has no CURVE to read the levels from")
+        print_ladder(curve, line, neighbours(played_runs, curve), args.anchor)
+        return 0
     curve = curve_of(pool, full)
     print("CURVE: " + ", ".join(f"({g}, {e})" for g, e in curve))
     print()
-    print("| level | rating | grade | node budget |")
-    print("|---|---|---|---|")
+    print("| level | rating | grade | node budget |" + (" on the line, 95% |" if line else ""))
+    print("|---|---|---|---|" + ("---|" if line else ""))
     for level in range(FULL_LEVEL + 1):
         g = level_grade(curve, level)
         budget = "none" if g >= full else f"{node_budget(g):,}"
-        print(f"| {level} | {level_elo(curve, level)} | {g / 100:.2f} | {budget} |")
+        bounds = f" {bounds_text(line, g, args.anchor)} |" if line else ""
+        print(f"| {level} | {level_elo(curve, level)} | {g / 100:.2f} | {budget} |{bounds}")
     return 0
+
+
+def bounds_text(line: tuple[list[tuple[int, float, int]], dict], grade: int, anchor: int) -> str:
+    """The line's rating at `grade` with its 95% bounds (full strength: the anchor, exact)."""
+    if grade >= 100 * FULL_LEVEL:
+        return f"{anchor} (anchor)"
+    value, se = on_line(*line, grade)
+    return f"{value:.0f} [{value - 1.96 * se:.0f}, {value + 1.96 * se:.0f}]"
+
+
+def print_ladder(curve: list[tuple[int, int]], line: tuple[list[tuple[int, float, int]], dict],
+                 pairs: dict[int, tuple[int, int, int]], anchor: int) -> None:
+    """The repository's levels: each one's designed rating, grade and budget, its rating on the
+    fitted line with 95% bounds, and its games against the level below at a build with this curve."""
+    full = 100 * FULL_LEVEL
+    print("| level | designed | grade | node budget | on the line, 95% | vs the level below | Elo, 95% |")
+    print("|---|---|---|---|---|---|---|")
+    for level in range(FULL_LEVEL + 1):
+        g = level_grade(curve, level)
+        budget = "none" if g >= full else f"{node_budget(g):,}"
+        w, d, l = pairs.get(level, (0, 0, 0))
+        if w + d + l:
+            elo, lo, hi = ledger.summary(w, d, l)
+            games, result = f"{w}-{d}-{l}", f"{elo:+.1f} [{lo:+.1f}, {hi:+.1f}]"
+        else:
+            games, result = "", ""
+        print(f"| {level} | {level_elo(curve, level)} | {g / 100:.2f} | {budget} | "
+              f"{bounds_text(line, g, anchor)} | {games} | {result} |")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -347,6 +484,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--knots", type=float, metavar="GRADES",
                    help="fit a broken line with knots this many grades apart instead of a rating "
                         "per grade: each step's noise spread over its neighbours")
+    p.add_argument("--ladder", action="store_true",
+                   help="instead of a new curve, the repository's levels read off the line (with "
+                        "--knots), with 95%% bounds, and each one's games against the level below "
+                        "at builds with the repository's curve")
     p.add_argument("--repo", type=Path, default=Path(__file__).resolve().parent.parent,
                    help="the repository (default: the one holding this tool)")
     return p

@@ -10,12 +10,15 @@ from tools.level_curve import (
     level_elo,
     level_grade,
     lines_at,
+    neighbours,
     node_budget,
+    on_line,
     parse_curve,
     parse_lines,
     played_by,
     pooled,
     smooth_curve,
+    smooth_line,
 )
 
 SKILL_RS = """
@@ -148,6 +151,44 @@ class Knots(unittest.TestCase):
         self.assertAlmostEqual(knots[1][1], 3000 - 400.0, delta=4.0)
         self.assertAlmostEqual(knots[0][1], 3000 - 600.0, delta=4.0)
         self.assertEqual([w for _, _, w in knots], [100, 200])
+
+
+class Bounds(unittest.TestCase):
+    def test_one_pairs_standard_error_is_the_binomials(self):
+        # One knot (grade 0) against full strength, 100 games at 76%: the information is
+        # n p (1 - p) / (400 / ln 10)^2, so the standard error is 173.7 / sqrt(18.24) = 40.7.
+        full, low = (2000, 1), (0, 4)
+        games = [(full, low, 76.0, 100)]
+        knots, covariance = smooth_line(games, {low}, 200, 3000, 2000, played_by(games))
+        self.assertEqual([k for k, _, _ in knots], [0])
+        value, se = on_line(knots, covariance, 0)
+        self.assertAlmostEqual(value, 3000 - 200.0, delta=1.0)
+        self.assertAlmostEqual(se, 173.72 / (100 * 0.76 * 0.24) ** 0.5, delta=0.3)
+
+    def test_errors_add_down_a_chain_and_interpolate_between_knots(self):
+        # Full strength -> grade 4 -> grade 0, 100 games each at 76%: grade 4's variance is one
+        # step's, grade 0's two steps'; grade 2, halfway, is read from both knots.
+        full, mid, low = (2000, 1), (400, 4), (0, 4)
+        games = [(full, mid, 76.0, 100), (mid, low, 76.0, 100)]
+        knots, covariance = smooth_line(games, {mid, low}, 400, 3000, 2000, played_by(games))
+        one = 173.72**2 / (100 * 0.76 * 0.24)
+        self.assertAlmostEqual(covariance[(400, 400)], one, delta=one * 0.01)
+        self.assertAlmostEqual(covariance[(0, 0)], 2 * one, delta=one * 0.02)
+        self.assertAlmostEqual(covariance[(0, 400)], one, delta=one * 0.01, msg="the shared step")
+        value, se = on_line(knots, covariance, 200)
+        self.assertAlmostEqual(value, 3000 - 300.0, delta=2.0)
+        # (a + b) / 2 with var a = 2v, var b = v, cov v: (2v + v + 2v) / 4.
+        self.assertAlmostEqual(se**2, 5 * one / 4, delta=one * 0.02)
+        self.assertEqual(on_line(knots, covariance, 900), on_line(knots, covariance, 400),
+                         "beyond the last knot, the last knot's")
+
+    def test_neighbours_pool_the_runs_at_one_curve_from_the_upper_side(self):
+        curve, other = [(0, 100), (2000, 3000)], [(0, 50), (2000, 3000)]
+        runs = [({"w": "12", "d": "1", "l": "7"}, curve, (5, 4), None),
+                ({"w": "3", "d": "0", "l": "7"}, curve, (4, 5), None),
+                ({"w": "9", "d": "0", "l": "1"}, other, (5, 4), None),
+                ({"w": "9", "d": "0", "l": "1"}, curve, (6, 4), None)]
+        self.assertEqual(neighbours(runs, curve), {5: (19, 1, 10)})
 
 
 if __name__ == "__main__":
