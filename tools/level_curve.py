@@ -290,13 +290,12 @@ def inverted(matrix: list[list[float]]) -> list[list[float]]:
 
 
 def on_line(knots: list[tuple[int, float, int]], covariance: dict, grade: int) -> tuple[float, float]:
-    """The line's rating at `grade` and its standard error: the two knots around it, weighted as
-    `knot_basis` weighs a player (beyond the last knot, the last knot's)."""
-    grades = [k for k, _, _ in knots]
+    """The line's rating at `grade` (below full strength) and its standard error: the knots around
+    it weighted as `knot_basis` weighs a player there."""
+    player = (grade, 0)
+    terms = knot_basis([player], {player}, [k for k, _, _ in knots], 100 * FULL_LEVEL)[player]
+    ends = [(q[1], w) for q, w in terms]
     rating = {k: r for k, r, _ in knots}
-    i = max((j for j, k in enumerate(grades) if k <= grade), default=0)
-    lo, hi = grades[i], grades[min(i + 1, len(grades) - 1)]
-    ends = [(lo, 1.0)] if hi == lo or grade >= hi else [(lo, (hi - grade) / (hi - lo)), (hi, (grade - lo) / (hi - lo))]
     value = sum(rating[k] * w for k, w in ends)
     variance = sum(wq * wr * covariance[(q, r)] for q, wq in ends for r, wr in ends)
     return value, math.sqrt(max(variance, 0.0))
@@ -378,12 +377,17 @@ def runs_played(root: Path, ids: list[str]) -> list[tuple[dict[str, str], list[t
     return out
 
 
-def runs_games(root: Path, ids: list[str]) -> list[tuple[Player, Player, float, int]]:
+def games_of(played: list) -> list[tuple[Player, Player, float, int]]:
+    """`runs_played`'s runs as games: (a, b, a's score, games) each."""
     games = []
-    for row, _, _, (a, b) in runs_played(root, ids):
+    for row, _, _, (a, b) in played:
         w, d, l = (int(row[k]) for k in ("w", "d", "l"))
         games.append((a, b, w + d / 2, w + d + l))
     return games
+
+
+def runs_games(root: Path, ids: list[str]) -> list[tuple[Player, Player, float, int]]:
+    return games_of(runs_played(root, ids))
 
 
 def neighbours(played: list, curve: list[tuple[int, int]] | None) -> dict[int, tuple[int, int, int]]:
@@ -403,7 +407,7 @@ def main(args: argparse.Namespace) -> int:
     if args.ladder and not args.knots:
         raise Fatal("--ladder reads each level off the broken line: give --knots too")
     played_runs = runs_played(args.repo, args.runs)
-    games = runs_games(args.repo, args.runs)
+    games = games_of(played_runs)
     full = 100 * FULL_LEVEL
     source = (args.repo / "src/search/skill.rs").read_text()
     rule = parse_lines(source)
@@ -441,11 +445,16 @@ def main(args: argparse.Namespace) -> int:
     print("| level | rating | grade | node budget |" + (" on the line, 95% |" if line else ""))
     print("|---|---|---|---|" + ("---|" if line else ""))
     for level in range(FULL_LEVEL + 1):
-        g = level_grade(curve, level)
-        budget = "none" if g >= full else f"{node_budget(g):,}"
+        g, budget = grade_and_budget(curve, level)
         bounds = f" {bounds_text(line, g, args.anchor)} |" if line else ""
         print(f"| {level} | {level_elo(curve, level)} | {g / 100:.2f} | {budget} |{bounds}")
     return 0
+
+
+def grade_and_budget(curve: list[tuple[int, int]], level: int) -> tuple[int, str]:
+    """A level's grade on `curve` and its node budget as the tables print it ("none": the clock)."""
+    g = level_grade(curve, level)
+    return g, "none" if g >= 100 * FULL_LEVEL else f"{node_budget(g):,}"
 
 
 def bounds_text(line: tuple[list[tuple[int, float, int]], dict], grade: int, anchor: int) -> str:
@@ -460,12 +469,10 @@ def print_ladder(curve: list[tuple[int, int]], line: tuple[list[tuple[int, float
                  pairs: dict[int, tuple[int, int, int]], anchor: int) -> None:
     """The repository's levels: each one's designed rating, grade and budget, its rating on the
     fitted line with 95% bounds, and its games against the level below at a build with this curve."""
-    full = 100 * FULL_LEVEL
     print("| level | designed | grade | node budget | on the line, 95% | vs the level below | Elo, 95% |")
     print("|---|---|---|---|---|---|---|")
     for level in range(FULL_LEVEL + 1):
-        g = level_grade(curve, level)
-        budget = "none" if g >= full else f"{node_budget(g):,}"
+        g, budget = grade_and_budget(curve, level)
         w, d, l = pairs.get(level, (0, 0, 0))
         if w + d + l:
             elo, lo, hi = ledger.summary(w, d, l)
