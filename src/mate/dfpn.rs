@@ -31,6 +31,10 @@
 //!   one square count once in a defender node's proof number (`aggregate_and`), and an attacker
 //!   node's disproof number is the largest of its checks' plus one for each other check, not
 //!   their sum (`aggregate_or`).
+//! - **Other hands' estimates.** In an unlimited search a new attacker node starts with a proof
+//!   number no lower than that of an unknown entry of its board whose attacker hand dominates its
+//!   own, and a disproof number no lower than that of one whose hand its own dominates
+//!   ([`Table::dominance_floors`]): more pieces in hand never make a mate harder.
 //! - **Delayed expansion.** A defender node expands the interposing drops on one square one at
 //!   a time, the next once the one before it is proven ([`link_drops`]), and an attacker node
 //!   the non-promotion of a pawn, bishop or rook once the promotion is disproven
@@ -711,9 +715,17 @@ impl<'a> Search<'a> {
                     // Its checks are what a disproof must refute: as many as its initial
                     // disproof number, so that the defender tries first the reply that
                     // leaves the fewest.
-                    let dn = (movegen::count_checks(&self.pos) as u32).max(1);
-                    c.v = NodeValue::unknown(1, dn, chand);
-                    self.tt.store_unknown(ckey, chand, 1, dn, 0);
+                    let (mut pn, mut dn) = (1, (movegen::count_checks(&self.pos) as u32).max(1));
+                    // In an unlimited search, no less than the board's other hands say (hand
+                    // dominance for estimates). Not in the rounds, nor at new defender nodes:
+                    // there it cost more nodes than it saved (docs/records/mate.md, 2026-12-07).
+                    if self.count_replies {
+                        let (fpn, fdn) = self.tt.dominance_floors(ckey, chand);
+                        pn = pn.max(fpn);
+                        dn = dn.max(fdn);
+                    }
+                    c.v = NodeValue::unknown(pn, dn, chand);
+                    self.tt.store_unknown(ckey, chand, pn, dn, 0);
                 }
                 self.pos.undo_move(m);
             } else if !p.found && self.count_replies {

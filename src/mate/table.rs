@@ -333,6 +333,27 @@ impl Table {
         out
     }
 
+    /// Hand dominance for estimates: for board `key` and attacker hand `hand`, which no entry
+    /// matches, the largest proof number among the board's unknown entries whose hand dominates
+    /// `hand`, and the largest disproof number among those whose hand `hand` dominates (0 where
+    /// there is none). With more pieces in hand the attacker needs no more work to mate, and with
+    /// fewer the defender no more to refute, so a new node's estimates are at least these.
+    #[inline]
+    pub fn dominance_floors(&self, key: u64, hand: Hand) -> (u32, u32) {
+        let (mut pn, mut dn) = (0, 0);
+        for e in self.clusters[self.index(key)].0.iter() {
+            if !e.used || e.key != key || e.pn == 0 || e.dn == 0 {
+                continue;
+            }
+            if e.hand.dominates(hand) {
+                pn = pn.max(e.pn);
+            } else if hand.dominates(e.hand) {
+                dn = dn.max(e.dn);
+            }
+        }
+        (pn, dn)
+    }
+
     /// The slot to write a new entry of board `key` to: a free one, else the one with the least
     /// work.
     fn victim(cluster: &[Entry; WAYS]) -> usize {
@@ -514,6 +535,28 @@ mod tests {
         assert_eq!(t.probe(k, hand(2, 1), 9, 1, 1).len, 3);
         t.clear();
         assert!(!t.probe(k, hand(2, 1), 9, 1, 1).found);
+    }
+
+    /// Unknown entries of other hands of the same board bound a new hand's estimates: a
+    /// dominating hand's proof number from below, a dominated hand's disproof number from below;
+    /// results, other boards and hands that neither dominate nor are dominated give nothing.
+    #[test]
+    fn dominance_floors() {
+        let mut t = Table::try_new(1).expect("1 MiB");
+        let k = 0x2222_4444_6666_8888;
+        assert_eq!(t.dominance_floors(k, hand(1, 1)), (0, 0));
+        t.store_unknown(k, hand(2, 1), 7, 3, 1);
+        t.store_unknown(k, hand(0, 1), 5, 9, 1);
+        t.store_unknown(k, hand(3, 0), 40, 40, 1);
+        assert_eq!(t.dominance_floors(k, hand(1, 1)), (7, 9));
+        assert_eq!(t.dominance_floors(k, hand(2, 2)), (0, 9));
+        assert_eq!(t.dominance_floors(k, hand(0, 0)), (40, 0));
+        assert_eq!(t.dominance_floors(k ^ 1 << 40, hand(1, 1)), (0, 0));
+        // Results are not estimates: a disproof of a richer hand, which replaces the three
+        // unknown entries, gives no floor.
+        t.store_disproven(k, hand(4, 2), UNLIMITED, 1);
+        assert_eq!(t.dominance_floors(k, hand(1, 1)), (0, 0));
+        assert_eq!(t.probe(k, hand(1, 1), 9, 1, 1).dn, 0);
     }
 
     /// A disproof resting on the line holds for the hands it covers, up to its depth, and only
