@@ -807,13 +807,8 @@ impl<'a> Search<'a> {
             }
             if moves.is_empty() {
                 self.moves = moves;
-                // More of a kind already held adds no check; a kind not held would.
-                let mut d = hands::full();
-                for pt in PieceType::HAND {
-                    if !hand.has(pt) {
-                        d = hands::with(d, pt, 0);
-                    }
-                }
+                // More of a kind already held adds no check; a kind not held may.
+                let d = self.without_checking_drops(hands::full(), hand);
                 let v = NodeValue::disproven(d, UNLIMITED, NO_REP);
                 self.tt.store_disproven(key, d, UNLIMITED, 1);
                 return v;
@@ -993,12 +988,22 @@ impl<'a> Search<'a> {
                 rep_hi = if rep_hi == NO_REP { c.v.rep_hi } else { rep_hi.max(c.v.rep_hi) };
             }
         }
+        let d = self.without_checking_drops(d, hand);
+        NodeValue { rep_hi, ..NodeValue::disproven(d, len, rep) }
+    }
+
+    /// At an attacker node with hand `hand`: disproof hand `d` with no pieces of a kind the
+    /// attacker lacks and could drop with check (a check square of that kind is empty), since
+    /// holding one would add a check. A kind that no drop could check with keeps its count in
+    /// `d`: holding it adds no check here, and the checks' own disproof hands bound it below.
+    fn without_checking_drops(&self, mut d: Hand, hand: Hand) -> Hand {
+        let empty = !self.pos.occupied();
         for pt in PieceType::HAND {
-            if !hand.has(pt) {
+            if !hand.has(pt) && (self.pos.check_squares(pt) & empty).is_nonempty() {
                 d = hands::with(d, pt, 0);
             }
         }
-        NodeValue { rep_hi, ..NodeValue::disproven(d, len, rep) }
+        d
     }
 }
 

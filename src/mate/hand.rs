@@ -13,7 +13,8 @@
 //! - A **disproof hand** `D` of a disproven node: no mate either with any attacker hand that `D`
 //!   dominates. At the attacker's node: the field-wise minimum over all checks (a drop child's
 //!   hand plus the dropped piece, a capture child's minus the captured one), and zero for every
-//!   kind the attacker lacks (holding one would add drops); at the defender's node, the refuting
+//!   kind the attacker lacks and could drop with check (holding one would add a check; a kind
+//!   that no drop checks with adds nothing here); at the defender's node, the refuting
 //!   reply's hand, capped at the current count for a kind the reply drops (the defender must
 //!   still hold one).
 
