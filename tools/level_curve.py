@@ -386,10 +386,6 @@ def games_of(played: list) -> list[tuple[Player, Player, float, int]]:
     return games
 
 
-def runs_games(root: Path, ids: list[str]) -> list[tuple[Player, Player, float, int]]:
-    return games_of(runs_played(root, ids))
-
-
 def neighbours(played: list, curve: list[tuple[int, int]] | None) -> dict[int, tuple[int, int, int]]:
     """W-D-L of each level against the level below it, from the upper level's side, pooled over
     the runs whose build had `curve`."""
